@@ -1,0 +1,36 @@
+// Reading the bearer credential of RFC 6750 §2.1 (CONTRACT.md section 5): scheme case-insensitive,
+// one space or more, then a token. Malformed, unknown and revoked keys get the same answer.
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../errors.js';
+import { countHeader } from '../http/headers.js';
+import { hashKey, isWellFormedKey, type ApiKey } from './api-key.js';
+
+const BEARER = /^bearer +(\S+)$/i;
+
+/** The same message for every key that cannot be used: it must not tell which of them it was. */
+const INVALID_KEY_MESSAGE = "The API key in the Authorization header is not valid; send 'Authorization: Bearer <key>' with an active key.";
+const MISSING_KEY_MESSAGE = "This request needs an API key: send it in the Authorization header as 'Bearer <key>'.";
+
+/** Keys by hash; the lookup is one `Map.get` on a SHA-256, so its timing says nothing about the key. */
+export interface KeyLookup {
+  findByHash(hash: string): ApiKey | undefined;
+}
+
+/** The key a request authenticates with, or a `401 unauthorized` ApiError. */
+export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
+  const header = req.headers.authorization;
+  if (header === undefined) {
+    throw new ApiError('unauthorized', MISSING_KEY_MESSAGE, undefined, { 'www-authenticate': 'Bearer realm="animal-store"' });
+  }
+  const match = BEARER.exec(header);
+  const token = match?.[1];
+  const key = token !== undefined && isWellFormedKey(token) && countHeader(req, 'authorization') === 1
+    ? keys.findByHash(hashKey(token))
+    : undefined;
+  if (key === undefined || key.revokedAt !== null) {
+    throw new ApiError('unauthorized', INVALID_KEY_MESSAGE, undefined, {
+      'www-authenticate': 'Bearer realm="animal-store", error="invalid_token"',
+    });
+  }
+  return key;
+}

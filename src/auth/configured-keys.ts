@@ -1,0 +1,67 @@
+// Keys an operator supplies, from ANIMAL_STORE_KEYS or the library options. They are taken as given,
+// whatever their prefix, provided they are well-formed bearer tokens (else they could never be sent).
+import { limitsOf } from '../limits/plans.js';
+import { hashKey, isWellFormedKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH, PLAN_NAMES, type ApiKey, type PlanName } from './api-key.js';
+
+/** A key as an operator writes it down. */
+export interface KeySpec {
+  key: string;
+  plan?: PlanName;
+  perMinute?: number;
+  perDay?: number;
+  name?: string;
+}
+
+/**
+ * Parses ANIMAL_STORE_KEYS: comma-separated `KEY:PLAN` entries, `KEY:enterprise:PER_MINUTE:PER_DAY` for
+ * custom limits, `KEY` alone for the free plan. Throws a TypeError naming the entry at fault.
+ */
+export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): KeySpec[] {
+  const specs: KeySpec[] = [];
+  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  entries.forEach((entry, index) => {
+    const [key = '', plan = 'free', perMinute, perDay, ...rest] = entry.split(':');
+    const where = `${source} entry ${index + 1}`;
+    if (rest.length > 0) throw new TypeError(`${where} has too many ":" parts; write KEY:PLAN or KEY:enterprise:PER_MINUTE:PER_DAY`);
+    const spec: KeySpec = { key, plan: plan as PlanName, name: `${source} #${index + 1}` };
+    if (perMinute !== undefined || perDay !== undefined) {
+      spec.perMinute = /^[1-9][0-9]*$/.test(perMinute ?? '') ? Number(perMinute) : Number.NaN;
+      spec.perDay = /^[1-9][0-9]*$/.test(perDay ?? '') ? Number(perDay) : Number.NaN;
+    }
+    specs.push(spec);
+  });
+  return specs;
+}
+
+/** Turns key specs into key records (hash only); throws a TypeError naming the spec at fault. */
+export function keysFromSpecs(specs: readonly KeySpec[], source: string): ApiKey[] {
+  return specs.map((spec, index) => {
+    const where = `${source} key ${index + 1}`;
+    if (typeof spec.key !== 'string' || !isWellFormedKey(spec.key)) {
+      throw new TypeError(`${where} must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / followed by any number of "="`);
+    }
+    const plan = spec.plan ?? 'free';
+    if (!PLAN_NAMES.includes(plan)) throw new TypeError(`${where} has unknown plan ${JSON.stringify(plan)}; use free, pro, business or enterprise`);
+    const custom = spec.perMinute !== undefined || spec.perDay !== undefined
+      ? { perMinute: spec.perMinute ?? Number.NaN, perDay: spec.perDay ?? Number.NaN }
+      : undefined;
+    if (plan !== 'enterprise' && custom !== undefined) throw new TypeError(`${where}: custom limits are for the enterprise plan only`);
+    let limits;
+    try {
+      limits = limitsOf(plan, custom);
+    } catch (error) {
+      throw new TypeError(`${where}: ${(error as Error).message}`);
+    }
+    const hash = hashKey(spec.key);
+    return {
+      id: `cfg_${hash.slice(7, 15)}`,
+      name: spec.name ?? where,
+      plan,
+      perMinute: limits.perMinute,
+      perDay: limits.perDay,
+      hash,
+      createdAt: '',
+      revokedAt: null,
+    };
+  });
+}

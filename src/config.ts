@@ -1,0 +1,132 @@
+// Every setting of the service in one table: its library option, CLI flag, environment variable,
+// default and meaning. The CLI, `--help` and the README's configuration table all come from it.
+// Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+/** How a setting's text (flag or environment) becomes a value. */
+type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean';
+
+/** One setting of the table. */
+export interface Setting {
+  option: keyof Settings;
+  flag: string;
+  env: string;
+  kind: Kind;
+  description: string;
+}
+
+/** The values of every setting, after defaults. */
+export interface Settings {
+  host: string;
+  port: number;
+  /** Where data lives; `undefined` keeps everything in memory (library use only). */
+  dataDir: string | undefined;
+  basePath: string;
+  maxBodyBytes: number;
+  maxUrlBytes: number;
+  durability: 'always' | 'interval' | 'never';
+  fsyncIntervalMs: number;
+  publicUrl: string;
+  stagingUrl: string;
+  deprecatedAt: number;
+  sunsetAt: number;
+  trustProxy: boolean;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: undefined,
+  basePath: '/v1',
+  maxBodyBytes: 64 * 1024,
+  maxUrlBytes: 8 * 1024,
+  durability: 'always',
+  fsyncIntervalMs: 1000,
+  publicUrl: 'https://api.animal-store.example/v1',
+  stagingUrl: 'https://staging.animal-store.example/v1',
+  // CONTRACT.md section 6: deprecated since the first release, removed on 5 December 2030 (SPEC.md 4.3).
+  deprecatedAt: Date.UTC(2026, 10, 22),
+  sunsetAt: Date.UTC(2030, 11, 5),
+  trustProxy: false,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+export const SETTINGS: readonly Setting[] = [
+  { option: 'port', flag: '--port', env: 'ANIMAL_STORE_PORT', kind: 'port', description: 'TCP port to listen on (0 picks a free one).' },
+  { option: 'host', flag: '--host', env: 'ANIMAL_STORE_HOST', kind: 'string', description: 'Address to listen on.' },
+  { option: 'dataDir', flag: '--data-dir', env: 'ANIMAL_STORE_DATA_DIR', kind: 'path', description: 'Directory of the log, keys and state (created if missing).' },
+  { option: 'basePath', flag: '--base-path', env: 'ANIMAL_STORE_BASE_PATH', kind: 'string', description: 'Path prefix of every API route.' },
+  { option: 'maxBodyBytes', flag: '--max-body-bytes', env: 'ANIMAL_STORE_MAX_BODY_BYTES', kind: 'integer', description: 'Largest request body, in bytes (413 above).' },
+  { option: 'maxUrlBytes', flag: '--max-url-bytes', env: 'ANIMAL_STORE_MAX_URL_BYTES', kind: 'integer', description: 'Longest request target, in bytes (414 above).' },
+  { option: 'durability', flag: '--durability', env: 'ANIMAL_STORE_DURABILITY', kind: 'durability', description: 'When writes are fsynced: always, interval or never.' },
+  { option: 'fsyncIntervalMs', flag: '--fsync-interval-ms', env: 'ANIMAL_STORE_FSYNC_INTERVAL_MS', kind: 'integer', description: 'fsync period under durability=interval, in ms.' },
+  { option: 'publicUrl', flag: '--public-url', env: 'ANIMAL_STORE_PUBLIC_URL', kind: 'string', description: 'Production address in the OpenAPI servers list.' },
+  { option: 'stagingUrl', flag: '--staging-url', env: 'ANIMAL_STORE_STAGING_URL', kind: 'string', description: 'Staging address in the OpenAPI servers list.' },
+  { option: 'deprecatedAt', flag: '--deprecated-at', env: 'ANIMAL_STORE_DEPRECATED_AT', kind: 'date', description: 'Date getPet was deprecated (Deprecation header).' },
+  { option: 'sunsetAt', flag: '--sunset-at', env: 'ANIMAL_STORE_SUNSET_AT', kind: 'date', description: 'Date getPet is removed (Sunset header; 410 from then on).' },
+  { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For.' },
+  { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
+  { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
+  { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
+];
+
+/** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
+export function parseSettingText(setting: Setting, text: string, source: string): Settings[keyof Settings] {
+  switch (setting.kind) {
+    case 'port': {
+      const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+      if (!(port >= 0 && port <= 65535)) throw new TypeError(`${source} must be a port number from 0 to 65535, not "${text}"`);
+      return port;
+    }
+    case 'integer': {
+      const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
+      if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
+      return value;
+    }
+    case 'date': {
+      const value = Date.parse(text);
+      if (Number.isNaN(value)) throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
+      return value;
+    }
+    case 'durability':
+      if (text !== 'always' && text !== 'interval' && text !== 'never') throw new TypeError(`${source} must be always, interval or never, not "${text}"`);
+      return text;
+    case 'boolean':
+      if (text === 'true' || text === '1' || text === '') return true;
+      if (text === 'false' || text === '0') return false;
+      throw new TypeError(`${source} must be true or false, not "${text}"`);
+    case 'path':
+    case 'string':
+      if (text.length === 0) throw new TypeError(`${source} must not be empty`);
+      return text;
+  }
+}
+
+/** Applies defaults and checks every value; a bad one throws a TypeError naming the option. */
+export function resolveSettings(options: Partial<Settings>): Settings {
+  const settings: Settings = { ...DEFAULT_SETTINGS };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(DEFAULT_SETTINGS, name)) continue;
+    (settings as unknown as Record<string, unknown>)[name] = value;
+  }
+  const { basePath } = settings;
+  if (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) {
+    throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(basePath)}`);
+  }
+  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
+    if (!Number.isSafeInteger(settings[name]) || settings[name] < 1) throw new TypeError(`option ${name} must be a positive whole number`);
+  }
+  if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new TypeError('option port must be a whole number from 0 to 65535');
+  if (!['always', 'interval', 'never'].includes(settings.durability)) throw new TypeError('option durability must be "always", "interval" or "never"');
+  for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
+    if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
+  }
+  if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
+    throw new TypeError('option dataDir must be a directory path');
+  }
+  return settings;
+}

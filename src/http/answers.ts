@@ -1,0 +1,31 @@
+// Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
+// X-Request-Id (CONTRACT.md section 2). Errors become the `{code, message, status}` body here only.
+import type { ServerResponse } from 'node:http';
+import { ERRORS, errorBody, type ApiError } from '../errors.js';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** Response headers as a plain object: lower-case names, string values. */
+export type HeaderBag = Record<string, string>;
+
+/** Sends `body` (JSON text) with `status` and `headers`; a HEAD answer carries the headers only (Node drops the body). */
+export function sendJson(res: ServerResponse, status: number, body: string, headers: HeaderBag): void {
+  headers['content-type'] = JSON_CONTENT_TYPE;
+  headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** Sends an ApiError as the contract's Error body, with its own headers added to `headers`. */
+export function sendError(res: ServerResponse, error: ApiError, headers: HeaderBag): void {
+  if (error.headers !== undefined) Object.assign(headers, error.headers);
+  sendJson(res, error.status, errorBody(error.code, error.message, error.details), headers);
+}
+
+/** The raw bytes of an error answer, for a socket Node took away from the request/response API. */
+export function rawErrorResponse(code: 'bad_request' | 'request_timeout' | 'uri_too_long' | 'headers_too_large', message?: string): string {
+  const { status } = ERRORS[code];
+  const body = errorBody(code, message ?? ERRORS[code].message);
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}

@@ -1,0 +1,27 @@
+// HTTP that Node refuses before the service sees a request (CONTRACT.md section 1): it is answered with
+// the JSON error body where the socket can still take one, then closed. No key is charged for it.
+import type { Socket } from 'node:net';
+import { rawErrorResponse } from './answers.js';
+
+/** Node's error codes for a request it could not parse, mapped to the contract's answers. */
+function answerFor(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return rawErrorResponse('headers_too_large', 'The request headers are larger than 16 KiB; send fewer or shorter headers');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return rawErrorResponse('request_timeout', 'The request headers or body were not received in time; send the whole request promptly');
+    default:
+      return rawErrorResponse('bad_request', 'The request is not valid HTTP/1.1 (RFC 9112); check the request line, headers and framing');
+  }
+}
+
+/** The server's `clientError` listener. */
+export function onClientError(error: Error & { code?: string }, socket: Socket): void {
+  // A reset or an already-answered socket has nobody left to tell.
+  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  socket.end(answerFor(error.code));
+}

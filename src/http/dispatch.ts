@@ -1,0 +1,159 @@
+// The request listener: the order of checks of CONTRACT.md section 1, in one place.
+//   operational routes (no key) → authentication (401) → rate limit (429) → route (404/405)
+//   → sunset (410) → input (400/413/415) → the operation.
+// Every API answer carries the limiter's headers; every answer carries X-Request-Id.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticate, type KeyLookup } from '../auth/authorization.js';
+import type { ApiKey } from '../auth/api-key.js';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { Decision, RateLimiter } from '../limits/index.js';
+import { sendError, sendJson, type HeaderBag } from './answers.js';
+import { readJsonBody, ClientGoneError } from './body.js';
+import type { Operation } from './operation.js';
+import { splitTarget } from './request-target.js';
+import type { Router } from './router.js';
+
+/** Everything the listener needs; built once by server.ts. */
+export interface DispatchContext {
+  basePath: string;
+  router: Router<Operation>;
+  keys: KeyLookup;
+  limiter: RateLimiter;
+  clock: Clock;
+  maxBodyBytes: number;
+  maxUrlBytes: number;
+  trustProxy: boolean;
+  /** The OpenAPI document, serialised once. */
+  openapiJson: string;
+  /** False once a graceful stop has begun: /healthz answers 503 and new API requests too. */
+  isAccepting(): boolean;
+  /** Where bugs are reported, with the request id. */
+  logError(requestId: string, error: unknown): void;
+  /** Called once per answered request, for the access log. */
+  onAnswered?: (req: IncomingMessage, status: number, requestId: string, key: ApiKey | undefined) => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const HEALTHZ_OK = '{"status":"ok"}';
+const HEALTHZ_STOPPING = '{"status":"stopping"}';
+
+/** The client's own X-Request-Id when it is 1 to 128 characters of [A-Za-z0-9._:-], else a new one. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** Builds the `(req, res)` listener. */
+export function createDispatcher(context: DispatchContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const { basePath, router, limiter, clock } = context;
+  const openapiPath = `${basePath}/openapi.json`;
+
+  const clientAddress = (req: IncomingMessage): string => {
+    if (context.trustProxy) {
+      // The rightmost entry is the one the trusted proxy appended; entries to its left are client-supplied.
+      const forwarded = req.headers['x-forwarded-for'];
+      const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
+      if (last !== undefined && last.length > 0) return last;
+    }
+    return req.socket.remoteAddress ?? 'unknown';
+  };
+
+  const answerOperational = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, body: string, status = 200): void => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      headers.allow = 'GET, HEAD';
+      sendError(res, new ApiError('method_not_allowed', `Method ${req.method} is not allowed here; use GET or HEAD`), headers);
+      return;
+    }
+    sendJson(res, status, body, headers);
+  };
+
+  const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string): Promise<void> => {
+    let key: ApiKey | undefined;
+    try {
+      const address = clientAddress(req);
+      const addressRefusal = limiter.checkAddress(address);
+      if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
+      try {
+        key = authenticate(req, context.keys);
+      } catch (error) {
+        addHeaders(headers, limiter.chargeFailedAuth(address));
+        throw error;
+      }
+      const decision = limiter.admitKey(key.id, key);
+      addHeaders(headers, decision);
+      if (!decision.allowed) throw refusal(decision, headers);
+      if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1' });
+
+      const match = router.find(req.method ?? '', path.slice(basePath.length));
+      if (match.kind === 'not_found') throw new ApiError('not_found', `No route matches ${req.method} ${path}; see ${openapiPath}`);
+      if (match.route.deprecation !== undefined) Object.assign(headers, match.route.deprecation.headers);
+      if (match.kind === 'method_not_allowed') {
+        throw new ApiError('method_not_allowed', `Method ${req.method} is not allowed on ${path}; allowed: ${match.allow}`, undefined, { allow: match.allow });
+      }
+      const operation = match.route;
+      if (operation.deprecation !== undefined && clock.now() >= operation.deprecation.sunsetMs) {
+        throw new ApiError('gone', `${operation.method} ${basePath}${operation.path} was removed on ${new Date(operation.deprecation.sunsetMs).toISOString().slice(0, 10)}; use ${operation.deprecation.replacement} instead`);
+      }
+      const body = operation.bodyMediaTypes === undefined ? undefined : await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
+      const answer = await operation.handle({ params: match.params, query, body, key, headers: req.headers });
+      if (answer.headers !== undefined) Object.assign(headers, answer.headers);
+      sendJson(res, answer.status, answer.body, headers);
+      context.onAnswered?.(req, answer.status, requestId, key);
+    } catch (error) {
+      answerError(req, res, headers, error, requestId, key);
+    }
+  };
+
+  const answerError = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, error: unknown, requestId: string, key: ApiKey | undefined): void => {
+    if (error instanceof ClientGoneError) {
+      res.destroy();
+      return;
+    }
+    const apiError = error instanceof ApiError ? error : new ApiError('internal_error');
+    if (!(error instanceof ApiError)) context.logError(requestId, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // A body left unread (refused before or while reading it) is not drained: the connection closes.
+    if (!req.complete) headers.connection = 'close';
+    sendError(res, apiError, headers);
+    context.onAnswered?.(req, apiError.status, requestId, key);
+  };
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    const headers: HeaderBag = { 'x-request-id': requestId };
+    const url = req.url ?? '/';
+    if (url.length > context.maxUrlBytes) {
+      sendError(res, new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`), headers);
+      return;
+    }
+    const { path, query } = splitTarget(url);
+    if (path === '/healthz') {
+      const accepting = context.isAccepting();
+      answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
+    } else if (path === openapiPath) {
+      answerOperational(req, res, headers, context.openapiJson);
+    } else if (path === basePath || path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* "/" */) {
+      void serveApi(req, res, headers, path, query, requestId);
+    } else {
+      sendError(res, new ApiError('not_found', `Nothing is served at ${path}; the API lives under ${basePath}`), headers);
+    }
+  };
+}
+
+function addHeaders(headers: HeaderBag, decision: Decision): void {
+  for (const [name, value] of decision.headers) headers[name.toLowerCase()] = value;
+}
+
+function refusal(decision: Decision, headers: HeaderBag): ApiError {
+  addHeaders(headers, decision);
+  const code = decision.code ?? 'rate_limited';
+  const seconds = decision.retryAfterSeconds ?? 1;
+  const message = code === 'temporarily_banned'
+    ? `This API key is temporarily banned after repeated requests over its limit; retry in ${seconds} s`
+    : `Too many requests; retry in ${seconds} s (see Retry-After) and back off exponentially`;
+  return new ApiError(code, message);
+}

@@ -1,0 +1,62 @@
+// Reading the request target: its raw path and query, before any percent-decoding (CONTRACT.md section 1).
+import { ApiError } from '../errors.js';
+
+/** The raw path (never decoded) and the raw query (without "?"; "" when absent) of a request target. */
+export interface Target {
+  path: string;
+  query: string;
+}
+
+/** Splits `req.url`; accepts the absolute form too (RFC 9112 §3.2.2), whose authority is ignored. */
+export function splitTarget(url: string): Target {
+  let start = 0;
+  if (url.charCodeAt(0) !== 47 /* "/" */) {
+    const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url);
+    if (scheme === null) return { path: url, query: '' };
+    start = scheme[0].length;
+  }
+  const hash = url.indexOf('#', start);
+  const end = hash === -1 ? url.length : hash;
+  const question = url.indexOf('?', start);
+  if (question === -1 || question > end) return { path: url.slice(start, end) || '/', query: '' };
+  return { path: url.slice(start, question) || '/', query: url.slice(question + 1, end) };
+}
+
+/**
+ * The values of the named query parameters; names are case-sensitive and others are ignored.
+ * A named parameter sent twice is `400 invalid_query` (CONTRACT.md section 4).
+ */
+export function readQuery<N extends string>(query: string, names: readonly N[]): Partial<Record<N, string>> {
+  const values: Partial<Record<N, string>> = {};
+  if (query.length === 0) return values;
+  for (const [name, value] of new URLSearchParams(query)) {
+    if (!(names as readonly string[]).includes(name)) continue;
+    if (values[name as N] !== undefined) {
+      throw new ApiError('invalid_query', `Query parameter "${name}" must not be repeated`, [
+        { path: name, message: `"${name}" must appear at most once` },
+      ]);
+    }
+    values[name as N] = value;
+  }
+  return values;
+}
+
+const POSITIVE_DECIMAL = /^[1-9][0-9]*$/;
+
+/** Parses decimal digits without sign or leading zero, 1..max; anything else is undefined. */
+export function parsePositiveInteger(text: string, max: number): number | undefined {
+  if (text.length > 16 || !POSITIVE_DECIMAL.test(text)) return undefined;
+  const value = Number(text);
+  return value <= max ? value : undefined;
+}
+
+/** A path parameter holding an id (`petId`, `orderId`): `^[1-9][0-9]*$`, at most 2^53 − 1. */
+export function parseIdParameter(name: string, text: string): number {
+  const id = parsePositiveInteger(text, Number.MAX_SAFE_INTEGER);
+  if (id === undefined) {
+    throw new ApiError('invalid_parameter', `Path parameter "${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER} in plain decimal digits`, [
+      { path: name, message: `"${name}" must match ^[1-9][0-9]*$ and be at most ${Number.MAX_SAFE_INTEGER}` },
+    ]);
+  }
+  return id;
+}

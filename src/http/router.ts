@@ -1,0 +1,84 @@
+// A small router over raw paths: static segments and `{param}` segments, matched exactly and
+// case-sensitively, before any percent-decoding (CONTRACT.md section 1). `find` is pure; dispatch.ts
+// does the I/O. Routes are few, so a segment tree with a static-first lookup is all the speed needed.
+
+/** What `find` answers: the route and its raw parameters, or why there is none. */
+export type RouteMatch<R> =
+  | { kind: 'found'; route: R; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; allow: string; route: R }
+  | { kind: 'not_found' };
+
+interface Node<R> {
+  statics: Map<string, Node<R>>;
+  param: { name: string; node: Node<R> } | undefined;
+  methods: Map<string, R>;
+  /** The `Allow` header value for this path, computed when routes are added. */
+  allow: string;
+}
+
+function createNode<R>(): Node<R> {
+  return { statics: new Map(), param: undefined, methods: new Map(), allow: '' };
+}
+
+/** Routes keyed by method and path template, such as `GET /pets/{petId}`. */
+export class Router<R> {
+  #root: Node<R> = createNode();
+
+  /** Adds a route; a `GET` route answers `HEAD` too (CONTRACT.md section 1). */
+  add(method: string, template: string, route: R): this {
+    if (!template.startsWith('/')) throw new TypeError(`route template must start with "/": ${template}`);
+    let node = this.#root;
+    for (const segment of template.slice(1).split('/')) {
+      const param = /^\{([A-Za-z][A-Za-z0-9]*)\}$/.exec(segment);
+      if (param !== null) {
+        const name = param[1] as string;
+        if (node.param !== undefined && node.param.name !== name) {
+          throw new TypeError(`route ${template}: parameter {${name}} conflicts with {${node.param.name}}`);
+        }
+        node.param ??= { name, node: createNode() };
+        node = node.param.node;
+      } else {
+        let next = node.statics.get(segment);
+        if (next === undefined) {
+          next = createNode();
+          node.statics.set(segment, next);
+        }
+        node = next;
+      }
+    }
+    if (node.methods.has(method)) throw new TypeError(`route ${method} ${template} is defined twice`);
+    node.methods.set(method, route);
+    if (method === 'GET' && !node.methods.has('HEAD')) node.methods.set('HEAD', route);
+    node.allow = [...node.methods.keys()].sort().join(', ');
+    return this;
+  }
+
+  /** Finds the route for `method` and a raw `path` (relative to the base path, starting with "/"). */
+  find(method: string, path: string): RouteMatch<R> {
+    if (path.length === 0 || path.charCodeAt(0) !== 47 /* "/" */) return { kind: 'not_found' };
+    let node: Node<R> | undefined = this.#root;
+    let params: Record<string, string> | undefined;
+    let start = 1;
+    while (node !== undefined) {
+      let end = path.indexOf('/', start);
+      if (end === -1) end = path.length;
+      const segment = path.slice(start, end);
+      const next: Node<R> | undefined = node.statics.get(segment);
+      if (next !== undefined) {
+        node = next;
+      } else if (node.param !== undefined && segment.length > 0) {
+        params ??= {};
+        params[node.param.name] = segment;
+        node = node.param.node;
+      } else {
+        return { kind: 'not_found' };
+      }
+      if (end === path.length) break;
+      start = end + 1;
+    }
+    if (node === undefined || node.methods.size === 0) return { kind: 'not_found' };
+    const route = node.methods.get(method);
+    if (route !== undefined) return { kind: 'found', route, params: params ?? {} };
+    return { kind: 'method_not_allowed', allow: node.allow, route: node.methods.values().next().value as R };
+  }
+}

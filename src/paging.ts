@@ -1,0 +1,57 @@
+// Paging of listings (CONTRACT.md section 4): an opaque cursor, signed with HMAC-SHA256 so a client
+// cannot forge one, naming the listing and filter that issued it and the last id of the page. The
+// page after it starts right after that id, so creates while a client pages never skip or repeat.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './errors.js';
+
+// 128 bits of the HMAC are plenty to stop forgery (NIST SP 800-107 §5.3.3) and keep cursors short.
+const SIGNATURE_BYTES = 16;
+
+/** Issues and checks paging cursors with one secret; a secret kept in the data directory keeps cursors valid across restarts. */
+export class CursorCodec {
+  readonly #secret: Buffer;
+
+  constructor(secret: Buffer) {
+    if (secret.length < 16) throw new TypeError('cursor secret must be at least 16 bytes');
+    this.#secret = secret;
+  }
+
+  /** A cursor for the page after `lastId`, valid only for `listing` with `filter` ("" for none). */
+  issue(listing: string, filter: string, lastId: number): string {
+    const payload = Buffer.from(`${listing}|${filter}|${lastId}`).toString('base64url');
+    return `${payload}.${this.#sign(payload).toString('base64url')}`;
+  }
+
+  /** The last id of the previous page, or `invalid_cursor` if this cursor was not issued for `listing` and `filter`. */
+  read(cursor: string, listing: string, filter: string): number {
+    const dot = cursor.indexOf('.');
+    if (dot > 0) {
+      const payload = cursor.slice(0, dot);
+      const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
+      if (signature.length === SIGNATURE_BYTES && timingSafeEqual(signature, this.#sign(payload))) {
+        const [cursorListing, cursorFilter, lastId] = Buffer.from(payload, 'base64url').toString().split('|');
+        if (cursorListing === listing && cursorFilter === filter && lastId !== undefined && /^(0|[1-9][0-9]{0,15})$/.test(lastId)) {
+          return Number(lastId);
+        }
+        throw invalidCursor('was issued for another listing or filter');
+      }
+    }
+    throw invalidCursor('was not issued by this service');
+  }
+
+  #sign(payload: string): Buffer {
+    return createHmac('sha256', this.#secret).update(payload).digest().subarray(0, SIGNATURE_BYTES);
+  }
+}
+
+function invalidCursor(reason: string): ApiError {
+  return new ApiError('invalid_cursor', `Query parameter "cursor" ${reason}; start again from the first page without a cursor`, [
+    { path: 'cursor', message: `"cursor" ${reason}` },
+  ]);
+}
+
+/** The paging headers of a page: `Link` rel="next" and `X-Next` when more follow, and `X-Total-Count`. */
+export function pagingHeaders(nextUrl: string | undefined, total: number): Record<string, string> {
+  if (nextUrl === undefined) return { 'x-total-count': String(total) };
+  return { link: `<${nextUrl}>; rel="next"`, 'x-next': nextUrl, 'x-total-count': String(total) };
+}

@@ -1,0 +1,242 @@
+// Wiring: settings, the data directory (lock, log, keys, cursor secret, limiter state), the store,
+// the operations and the listener. `createAnimalStore` is what the CLI and embedding programs call;
+// only `listen` opens a port.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
+import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
+import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
+import { KeyRing } from './auth/key-ring.js';
+import { systemClock, type Clock } from './clock.js';
+import { resolveSettings, type Settings } from './config.js';
+import { onClientError } from './http/client-errors.js';
+import { createDispatcher } from './http/dispatch.js';
+import type { Operation } from './http/operation.js';
+import { Router } from './http/router.js';
+import { RateLimiter, PLAN_LIMITS, type LimiterOptions } from './limits/index.js';
+import { buildOpenApi } from './openapi.js';
+import { CursorCodec } from './paging.js';
+import { petOperations } from './pets/operations.js';
+import { NO_LOG, PetStore } from './pets/pet-store.js';
+import { applyRecord } from './pets/records.js';
+import { openJournal, type Journal } from './storage/index.js';
+
+/** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
+export interface AnimalStoreOptions extends Partial<Settings> {
+  /** Keys accepted besides those of the keys file (ANIMAL_STORE_KEYS uses this too). */
+  keys?: KeySpec[];
+  /** Create and print a first key when no key is configured (the CLI's first start). Default true with a data directory. */
+  createFirstKey?: boolean;
+  clock?: Clock;
+  limits?: LimiterOptions;
+  /** Where operational messages go (one line each); default stderr. */
+  log?: (line: string) => void;
+}
+
+/** A running animal store: its listener, its data, and how to stop it. */
+export interface AnimalStore {
+  /** A plain `(req, res)` listener; mount it in any node:http server. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Opens the port; resolves with the address once it is listening. */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; server: Server }>;
+  /** Graceful stop: refuse new work, finish what is in flight, flush the log, save limiter state, release the lock. */
+  close(): Promise<void>;
+  readonly store: PetStore;
+  readonly settings: Settings;
+  /** The key created on this first start, if one was: shown once, never stored. */
+  readonly firstKey: string | undefined;
+}
+
+const LIMITER_STATE_FILE = 'limits.json';
+const CURSOR_SECRET_FILE = 'cursor.secret';
+/** How long `close` lets in-flight requests finish before cutting their connections. */
+const CLOSE_GRACE_MS = 10_000;
+
+/** Builds the service: opens (and locks) the data directory, replays the log, and wires the listener. */
+export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
+  const settings = resolveSettings(options);
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
+  const limiter = new RateLimiter(clock, options.limits);
+  const dataDir = settings.dataDir === undefined ? undefined : resolve(settings.dataDir);
+
+  let journal: Journal | undefined;
+  let store: PetStore;
+  let cursorSecret: Buffer;
+  let fileKeys: ApiKey[] = [];
+  let firstKey: string | undefined;
+  if (dataDir === undefined) {
+    store = new PetStore(NO_LOG);
+    cursorSecret = randomBytes(32);
+  } else {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
+    journal = opened.journal;
+    try {
+      store = new PetStore(journal);
+      opened.replayed.payloads.forEach((payload, index) => applyRecord(store, payload, `${dataDir}/animals.log record ${index + 1}`));
+      // A torn last record was never acknowledged under "always", but under "interval"/"never" it may have
+      // been: its id is not handed out again (issue 3: ids continue after the highest id ever written).
+      const tornId = opened.replayed.tornTail === undefined ? undefined : /"id":([1-9][0-9]{0,15})[,}]/.exec(opened.replayed.tornTail.text)?.[1];
+      if (tornId !== undefined) store.noteId(Number(tornId));
+      cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
+      fileKeys = await loadKeyFile(dataDir);
+      await restoreLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE));
+    } catch (error) {
+      await journal.close();
+      throw error;
+    }
+  }
+
+  const keyRing = new KeyRing(fixedKeys, fileKeys);
+  if (keyRing.activeCount === 0 && (options.createFirstKey ?? true)) {
+    firstKey = generateKey();
+    const record: ApiKey = {
+      id: newKeyId(), name: 'first key', plan: 'free', ...PLAN_LIMITS.free,
+      hash: hashKey(firstKey), createdAt: new Date(clock.now()).toISOString(), revokedAt: null,
+    };
+    fileKeys = [...fileKeys, record];
+    if (dataDir !== undefined) await saveKeyFile(dataDir, fileKeys);
+    keyRing.replaceFileKeys(fileKeys);
+  }
+
+  const router = new Router<Operation>();
+  const operations = petOperations({
+    store,
+    cursors: new CursorCodec(cursorSecret),
+    basePath: settings.basePath,
+    getPetDeprecation: {
+      headers: {
+        deprecation: `@${Math.floor(settings.deprecatedAt / 1000)}`,
+        sunset: new Date(settings.sunsetAt).toUTCString(),
+        link: `<${settings.basePath}/pets>; rel="successor-version"`,
+      },
+      sunsetMs: settings.sunsetAt,
+      replacement: `GET ${settings.basePath}/pets with a status filter`,
+    },
+  });
+  for (const operation of operations) router.add(operation.method, operation.path, operation);
+
+  let accepting = true;
+  const servers: Server[] = [];
+  const handler = createDispatcher({
+    basePath: settings.basePath,
+    router,
+    keys: keyRing,
+    limiter,
+    clock,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUrlBytes: settings.maxUrlBytes,
+    trustProxy: settings.trustProxy,
+    openapiJson: JSON.stringify(buildOpenApi(settings)),
+    isAccepting: () => accepting,
+    logError: (requestId, error) => {
+      const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+      log(JSON.stringify({ level: 'error', msg: 'unhandled error', requestId, error: detail }));
+    },
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      accepting = false;
+      await Promise.all(servers.map((server) => stopServer(server)));
+      if (dataDir !== undefined) {
+        await saveLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE)).catch((error: unknown) => {
+          log(`could not save rate-limit state in ${dataDir}: ${(error as Error).message}`);
+        });
+      }
+      await journal?.close();
+    })();
+    return closing;
+  };
+
+  const listen = async (listenOptions: { port?: number; host?: string } = {}): Promise<{ url: string; server: Server }> => {
+    const server = createServer({
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      // Node checks the two timeouts above only this often (30 s by default): check every second so
+      // a slow client is cut off on time.
+      connectionsCheckingInterval: 1000,
+    }, handler);
+    server.on('clientError', onClientError);
+    const host = listenOptions.host ?? settings.host;
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(listenOptions.port ?? settings.port, host, () => {
+        server.off('error', fail);
+        done();
+      });
+    });
+    servers.push(server);
+    const { port } = server.address() as AddressInfo;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    return { url: `http://${shownHost}:${port}`, server };
+  };
+
+  return { handler, listen, close, store, settings, firstKey };
+}
+
+/** Stops accepting connections, lets in-flight requests finish (up to a bound), then closes the rest. */
+function stopServer(server: Server): Promise<void> {
+  return new Promise((done) => {
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+async function loadOrCreateSecret(path: string): Promise<Buffer> {
+  try {
+    const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'hex');
+    if (secret.length >= 16) return secret;
+    throw new Error(`${path} is damaged (expected at least 32 hex digits); remove it to issue new cursors`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32);
+  const file = await open(path, 'wx', 0o600);
+  try {
+    await file.writeFile(`${secret.toString('hex')}\n`);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  return secret;
+}
+
+async function restoreLimiterState(limiter: RateLimiter, path: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    limiter.importState(JSON.parse(text));
+  } catch {
+    // Damaged state only costs keys their saved day counts; it must not stop the service.
+  }
+  // CONTRACT.md section 5: the saved file is removed, so a later crash starts every bucket full.
+  await rm(path, { force: true });
+}
+
+async function saveLimiterState(limiter: RateLimiter, path: string): Promise<void> {
+  const file = await open(path, 'w', 0o600);
+  try {
+    await file.writeFile(JSON.stringify(limiter.exportState()));
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}

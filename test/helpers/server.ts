@@ -1,0 +1,77 @@
+// A real service on an ephemeral port for black-box tests, and undici helpers to talk to it.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request, type Dispatcher } from 'undici';
+import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../../src/server.js';
+
+/** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
+export const TEST_KEY = 'test-key-0123456789abcdef';
+export const AUTH = { authorization: `Bearer ${TEST_KEY}` };
+
+export interface TestServer {
+  app: AnimalStore;
+  url: string;
+  dataDir: string | undefined;
+  agent: Agent;
+  close(): Promise<void>;
+}
+
+/** Starts a service on 127.0.0.1:0; with `onDisk`, in a fresh temporary data directory. */
+export async function startServer(options: AnimalStoreOptions & { onDisk?: boolean } = {}): Promise<TestServer> {
+  const { onDisk = false, ...rest } = options;
+  const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'animal-store-test-')) : undefined;
+  const app = await createAnimalStore({
+    keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }],
+    log: () => {},
+    durability: 'never',
+    ...(dataDir !== undefined && { dataDir }),
+    ...rest,
+  });
+  const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
+  const agent = new Agent({ keepAliveTimeout: 1000 });
+  return {
+    app,
+    url,
+    dataDir: dataDir ?? rest.dataDir,
+    agent,
+    async close() {
+      await agent.close();
+      await app.close();
+      if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: unknown;
+}
+
+/** Sends one request and reads the whole answer. */
+export async function call(server: TestServer, method: Dispatcher.HttpMethod, path: string, options: { headers?: Record<string, string | string[]>; body?: string | Buffer; json?: unknown } = {}): Promise<Reply> {
+  const headers: Record<string, string | string[]> = { ...AUTH, ...options.headers };
+  let body = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await request(`${server.url}${path}`, { method, headers, body, dispatcher: server.agent });
+  const text = await response.body.text();
+  let json: unknown;
+  try {
+    json = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.statusCode, headers: response.headers, text, json };
+}
+
+/** Creates a pet and returns its body. */
+export async function createPet(server: TestServer, pet: Record<string, unknown>): Promise<{ id: number; name: string; categoryId: number; status: string }> {
+  const reply = await call(server, 'POST', '/v1/pets', { json: pet });
+  if (reply.status !== 201) throw new Error(`create failed: ${reply.status} ${reply.text}`);
+  return reply.json as { id: number; name: string; categoryId: number; status: string };
+}

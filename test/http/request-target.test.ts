@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiError } from '../../src/errors.js';
+import { parseIdParameter, readQuery, splitTarget } from '../../src/http/request-target.js';
+
+test('the target splits into the raw path and the raw query', () => {
+  assert.deepEqual(splitTarget('/v1/pets?limit=5&x=%20'), { path: '/v1/pets', query: 'limit=5&x=%20' });
+  assert.deepEqual(splitTarget('/v1/pets'), { path: '/v1/pets', query: '' });
+  assert.deepEqual(splitTarget('/v1/pets/%2e%2e'), { path: '/v1/pets/%2e%2e', query: '' });
+});
+
+test('the absolute form is reduced to its path and query', () => {
+  assert.deepEqual(splitTarget('http://example.com:80/v1/pets?limit=1'), { path: '/v1/pets', query: 'limit=1' });
+  assert.deepEqual(splitTarget('http://example.com'), { path: '/', query: '' });
+  assert.deepEqual(splitTarget('*'), { path: '*', query: '' });
+});
+
+test('known query parameters are read; unknown ones and other cases are ignored', () => {
+  assert.deepEqual(readQuery('limit=5&Limit=9&foo=1&status=sold', ['limit', 'status']), { limit: '5', status: 'sold' });
+  assert.deepEqual(readQuery('', ['limit']), {});
+});
+
+test('a known query parameter sent twice is invalid_query naming it', () => {
+  assert.throws(() => readQuery('limit=1&limit=2', ['limit']), (error: unknown) =>
+    error instanceof ApiError && error.code === 'invalid_query' && error.message.includes('"limit"'));
+  assert.deepEqual(readQuery('foo=1&foo=2', ['limit']), {});
+});
+
+test('path ids are plain decimal digits from 1 to 2^53 − 1', () => {
+  assert.equal(parseIdParameter('petId', '1'), 1);
+  assert.equal(parseIdParameter('petId', '9007199254740991'), 9007199254740991);
+  for (const bad of ['abc', '0', '01', '+1', '-1', '1.5', '1e3', '0x10', '%20%31', '%31', '9007199254740992', '99999999999999999999', '', ' 1', '..']) {
+    assert.throws(() => parseIdParameter('petId', bad), (error: unknown) =>
+      error instanceof ApiError && error.code === 'invalid_parameter' && error.message.includes('"petId"'), bad);
+  }
+});
