@@ -22,7 +22,7 @@ import { CursorCodec } from './paging.js';
 import { petOperations } from './pets/operations.js';
 import { NO_LOG, PetStore } from './pets/pet-store.js';
 import { applyRecord } from './pets/records.js';
-import { openJournal, type Journal } from './storage/index.js';
+import type { Journal } from './storage/index.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {
@@ -74,6 +74,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     cursorSecret = randomBytes(32);
   } else {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
+    const { openJournal } = await import('./storage/index.js');
     const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
     journal = opened.journal;
     try {

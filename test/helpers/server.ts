@@ -53,6 +53,8 @@ export interface Reply {
 /** Sends one request and reads the whole answer. */
 export async function call(server: TestServer, method: Dispatcher.HttpMethod, path: string, options: { headers?: Record<string, string | string[]>; body?: string | Buffer; json?: unknown } = {}): Promise<Reply> {
   const headers: Record<string, string | string[]> = { ...AUTH, ...options.headers };
+  // An empty value means "send no such header" (e.g. no Authorization).
+  for (const [name, value] of Object.entries(headers)) if (value === '') delete headers[name];
   let body = options.body;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);

@@ -1,0 +1,44 @@
+// CONTRACT.md section 5: bearer keys, and 401s that do not tell malformed, unknown and revoked keys apart.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ limits: { failedAuthCapacity: 1000 } });
+});
+after(() => server.close());
+
+test('no Authorization header is 401 with a plain Bearer challenge', async () => {
+  const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization: '' } });
+  assert.equal(reply.status, 401);
+  assert.equal(reply.headers['www-authenticate'], 'Bearer realm="animal-store"');
+  assert.equal((reply.json as { code: string }).code, 'unauthorized');
+});
+
+test('malformed, unknown and wrong-scheme credentials get the same answer byte for byte', async () => {
+  const bodies = new Set<string>();
+  for (const authorization of ['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Bearer short', 'Bearer unknown-key-0123456789', `Bearer ${TEST_KEY} extra`, `Token ${TEST_KEY}`]) {
+    const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization } });
+    assert.equal(reply.status, 401, authorization);
+    assert.equal(reply.headers['www-authenticate'], 'Bearer realm="animal-store", error="invalid_token"', authorization);
+    bodies.add(reply.text);
+  }
+  assert.equal(bodies.size, 1);
+});
+
+test('the scheme is case-insensitive and may be followed by several spaces', async () => {
+  for (const authorization of [`bearer ${TEST_KEY}`, `BEARER   ${TEST_KEY}`]) {
+    assert.equal((await call(server, 'GET', '/v1/pets', { headers: { authorization } })).status, 200, authorization);
+  }
+});
+
+test('a repeated Authorization header is 401 even when both are valid', async () => {
+  const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization: [`Bearer ${TEST_KEY}`, `Bearer ${TEST_KEY}`] } });
+  assert.equal(reply.status, 401);
+});
+
+test('a key in the query string does not authenticate', async () => {
+  const reply = await call(server, 'GET', `/v1/pets?api_key=${TEST_KEY}&access_token=${TEST_KEY}`, { headers: { authorization: '' } });
+  assert.equal(reply.status, 401);
+});

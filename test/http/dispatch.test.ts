@@ -1,0 +1,46 @@
+// The pipeline's own guarantees: bugs become a generic 500 logged with the request id, never detailed.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { request } from 'undici';
+import { hashKey, type ApiKey } from '../../src/auth/api-key.js';
+import { KeyRing } from '../../src/auth/key-ring.js';
+import { ManualClock } from '../../src/clock.js';
+import { createDispatcher } from '../../src/http/dispatch.js';
+import type { Operation } from '../../src/http/operation.js';
+import { Router } from '../../src/http/router.js';
+import { RateLimiter } from '../../src/limits/index.js';
+
+const KEY = 'dispatch-test-key-0123456789';
+const record: ApiKey = { id: 'key_1', name: 't', plan: 'free', perMinute: 60, perDay: 1000, hash: hashKey(KEY), createdAt: '', revokedAt: null };
+
+test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
+  const logged: Array<{ requestId: string; error: unknown }> = [];
+  const router = new Router<Operation>().add('GET', '/boom', {
+    method: 'GET', path: '/boom', operationId: 'boom',
+    handle: () => { throw new Error('secret internal detail /etc/passwd'); },
+  });
+  const clock = new ManualClock(Date.UTC(2027, 0, 1));
+  const handler = createDispatcher({
+    basePath: '/v1', router, keys: new KeyRing([record]), limiter: new RateLimiter(clock), clock,
+    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, openapiJson: '{}',
+    isAccepting: () => true,
+    logError: (requestId, error) => logged.push({ requestId, error }),
+  });
+  const server = createServer(handler).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await request(`http://127.0.0.1:${port}/v1/boom`, { headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'req-42' } });
+    const text = await response.body.text();
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(JSON.parse(text), { code: 'internal_error', message: 'An unexpected error occurred; quote the X-Request-Id header when reporting it.', status: 500 });
+    assert.doesNotMatch(text, /secret|passwd|at /);
+    assert.equal(response.headers['x-ratelimit-limit'], '60');
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]?.requestId, 'req-42');
+  } finally {
+    server.close();
+  }
+});

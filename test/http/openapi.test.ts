@@ -1,0 +1,64 @@
+// CONTRACT.md sections 1 and 6: the OpenAPI 3.1 document, checked by a real OpenAPI validator.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { call, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ publicUrl: 'https://pets.example/v1', stagingUrl: 'https://staging.pets.example/v1' });
+});
+after(() => server.close());
+
+type Json = Record<string, any>;
+
+async function documentOf(): Promise<Json> {
+  const reply = await call(server, 'GET', '/v1/openapi.json', { headers: { authorization: '' } });
+  assert.equal(reply.status, 200);
+  assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
+  return reply.json as Json;
+}
+
+test('the document is valid OpenAPI 3.1 according to an OpenAPI schema validator', async () => {
+  const validator = new Validator();
+  const result = await validator.validate(await documentOf());
+  assert.deepEqual(result.errors, undefined);
+  assert.equal(result.valid, true);
+  assert.equal(validator.version, '3.1');
+});
+
+test('it names the three operations, the animals tag, bearer security and the deprecation of getPet', async () => {
+  const document = await documentOf();
+  assert.equal(document.info.version, '1.0.0');
+  const operations = [document.paths['/pets'].get, document.paths['/pets'].post, document.paths['/pets/{petId}'].get];
+  assert.deepEqual(operations.map((operation) => operation.operationId), ['listPets', 'createPet', 'getPet']);
+  for (const operation of operations) {
+    assert.deepEqual(operation.tags, ['animals']);
+    assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+    for (const status of ['401', '429']) assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`);
+    const success = operation.responses[operation.operationId === 'createPet' ? '201' : '200'];
+    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) assert.ok(success.headers[header], header);
+  }
+  assert.equal(document.components.securitySchemes.bearerAuth.scheme, 'bearer');
+  assert.equal(document.paths['/pets/{petId}'].get.deprecated, true);
+  assert.ok(document.paths['/pets/{petId}'].get.responses['404']);
+  assert.ok(document.paths['/pets'].post.responses['400']);
+  assert.deepEqual(document.servers.map((entry: Json) => entry.url), ['https://pets.example/v1', 'https://staging.pets.example/v1']);
+});
+
+test('its schemas are the ones that validate requests', async () => {
+  const document = await documentOf();
+  const newPet = document.components.schemas.NewPet;
+  assert.deepEqual(newPet.required, ['name', 'categoryId']);
+  assert.equal(newPet.additionalProperties, false);
+  assert.equal(newPet.properties.categoryId.maximum, Number.MAX_SAFE_INTEGER);
+  assert.deepEqual(document.components.schemas.PetStatus.enum, ['available', 'pending', 'sold']);
+  const limit = document.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'limit');
+  assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [1, 100, 20]);
+});
+
+test('other methods on the document are 405', async () => {
+  const reply = await call(server, 'POST', '/v1/openapi.json', { headers: { authorization: '' } });
+  assert.equal(reply.status, 405);
+  assert.equal(reply.headers.allow, 'GET, HEAD');
+});
