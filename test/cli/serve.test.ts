@@ -1,0 +1,106 @@
+// The newcomer's path: `animal-store serve` in a real child process, first key, restart, bad flags.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { request } from 'undici';
+import { runCli, waitForListening } from '../helpers/child.js';
+
+let dataDir: string;
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'animal-store-cli-'));
+});
+after(() => rm(dataDir, { recursive: true, force: true }));
+
+async function getJson(url: string, key?: string): Promise<{ status: number; body: unknown }> {
+  const response = await request(url, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
+  return { status: response.statusCode, body: await response.body.json() };
+}
+
+test('the first start creates a key, prints it once with a curl line, and stores only its hash', async () => {
+  const child = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+  const apiUrl = await waitForListening(child);
+  assert.match(apiUrl, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const key = /(ask_[0-9A-Za-z]{36})/.exec(child.stdout())?.[1];
+  assert.ok(key, child.stdout());
+  assert.match(child.stdout(), new RegExp(`curl -H "Authorization: Bearer ${key}" ${apiUrl}/pets`));
+  assert.doesNotMatch(await readFile(join(dataDir, 'keys.json'), 'utf8'), new RegExp(key));
+  assert.equal((await getJson(`${apiUrl}/pets`, key)).status, 200);
+  const created = await request(`${apiUrl}/pets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+  assert.equal(created.statusCode, 201);
+  await created.body.dump();
+  assert.deepEqual((await getJson(apiUrl.replace('/v1', '/healthz'))).body, { status: 'ok' });
+
+  child.process.kill('SIGTERM');
+  assert.equal(await child.exited, 0);
+  assert.ok(!existsSync(join(dataDir, 'LOCK')), 'the lock is released');
+
+  // A restart prints no new key, and the old key and the data are still there.
+  const again = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+  const againUrl = await waitForListening(again);
+  assert.doesNotMatch(again.stdout(), /ask_/);
+  const list = await getJson(`${againUrl}/pets`, key);
+  assert.deepEqual(list.body, [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }]);
+  again.process.kill('SIGINT');
+  assert.equal(await again.exited, 0);
+});
+
+test('keys from ANIMAL_STORE_KEYS are accepted and no first key is made', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-env-'));
+  try {
+    const child = runCli(['--port', '0'], { ANIMAL_STORE_DATA_DIR: dir, ANIMAL_STORE_KEYS: 'my-operator-key-0123:pro' });
+    const apiUrl = await waitForListening(child);
+    assert.doesNotMatch(child.stdout(), /ask_/);
+    const response = await request(`${apiUrl}/pets`, { headers: { authorization: 'Bearer my-operator-key-0123' } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['x-ratelimit-limit'], '300');
+    await response.body.dump();
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('bad flags and variables exit with code 2 and one line naming them', async () => {
+  for (const [args, env, pattern] of [
+    [['serve', '--port', 'abc'], {}, /--port must be a port number/],
+    [['serve', '--nope'], {}, /Unknown option '--nope'/],
+    [['serve'], { ANIMAL_STORE_PORT: '99999' }, /ANIMAL_STORE_PORT must be a port number/],
+    [['serve', '--durability', 'sometimes'], {}, /--durability must be always, interval or never/],
+    [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'short' }, /ANIMAL_STORE_KEYS|option keys/],
+    [['frobnicate'], {}, /unknown command "frobnicate"/],
+  ] as const) {
+    const child = runCli(args, { ANIMAL_STORE_DATA_DIR: join(dataDir, 'unused'), ...env });
+    assert.equal(await child.exited, 2, `${args.join(' ')}: ${child.stderr()}`);
+    assert.match(child.stderr(), pattern);
+    assert.equal(child.stderr().trim().split('\n').length, 1, child.stderr());
+  }
+});
+
+test('a port in use is exit code 2 naming the port', async () => {
+  const blocker = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => blocker.once('listening', resolve));
+  const { port } = blocker.address() as { port: number };
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-port-'));
+  try {
+    const child = runCli(['serve', '--port', String(port), '--data-dir', dir]);
+    assert.equal(await child.exited, 2);
+    assert.match(child.stderr(), new RegExp(`port ${port} is in use`));
+    assert.ok(!existsSync(join(dir, 'LOCK')), 'the lock is released');
+  } finally {
+    blocker.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('--help lists every flag with an example', async () => {
+  const child = runCli(['serve', '--help']);
+  assert.equal(await child.exited, 0);
+  for (const flag of ['--port', '--host', '--data-dir', '--base-path', '--max-body-bytes', '--durability']) assert.match(child.stdout(), new RegExp(flag));
+  assert.match(child.stdout(), /Examples:/);
+});

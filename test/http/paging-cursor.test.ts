@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiError } from '../../src/errors.js';
+import { CursorCodec, pagingHeaders } from '../../src/paging.js';
+
+const codec = new CursorCodec(Buffer.alloc(32, 7));
+
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'invalid_cursor');
+    return error.message;
+  }
+  throw new Error('accepted');
+}
+
+test('a cursor round-trips its last id for the listing and filter that issued it', () => {
+  const cursor = codec.issue('pets', 'sold', 42);
+  assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+  assert.equal(codec.read(cursor, 'pets', 'sold'), 42);
+});
+
+test('a cursor is refused for another listing or filter', () => {
+  const cursor = codec.issue('pets', 'sold', 42);
+  assert.match(refusal(() => codec.read(cursor, 'pets', '')), /another listing or filter/);
+  assert.match(refusal(() => codec.read(cursor, 'orders', 'sold')), /another listing or filter/);
+});
+
+test('a forged, truncated or foreign cursor is refused', () => {
+  const cursor = codec.issue('pets', '', 42);
+  const [payload] = cursor.split('.');
+  const forged = `${Buffer.from('pets||999').toString('base64url')}.${cursor.split('.')[1]}`;
+  const foreign = new CursorCodec(Buffer.alloc(32, 8)).issue('pets', '', 42);
+  for (const bad of [forged, foreign, payload as string, `${cursor}x`, '', '.', 'a.b', cursor.slice(1)]) {
+    assert.match(refusal(() => codec.read(bad, 'pets', '')), /not issued by this service/, bad);
+  }
+});
+
+test('a short secret is a programmer error', () => {
+  assert.throws(() => new CursorCodec(Buffer.alloc(8)), TypeError);
+});
+
+test('paging headers carry Link and X-Next only when a next page exists', () => {
+  assert.deepEqual(pagingHeaders(undefined, 3), { 'x-total-count': '3' });
+  assert.deepEqual(pagingHeaders('/v1/pets?limit=1&cursor=c', 3), {
+    link: '</v1/pets?limit=1&cursor=c>; rel="next"', 'x-next': '/v1/pets?limit=1&cursor=c', 'x-total-count': '3',
+  });
+});
