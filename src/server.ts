@@ -23,6 +23,8 @@ import { petOperations } from './pets/operations.js';
 import { NO_LOG, PetStore } from './pets/pet-store.js';
 import { applyRecord } from './pets/records.js';
 import type { Journal } from './storage/index.js';
+import { ApiError } from './errors.js';
+import type { ChangeLog } from './pets/pet-store.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {
@@ -79,7 +81,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
     journal = opened.journal;
     try {
-      store = new PetStore(journal);
+      store = new PetStore(durableLog(journal));
       opened.replayed.payloads.forEach((payload, index) => applyRecord(store, payload, `${dataDir}/animals.log record ${index + 1}`));
       // A torn last record was never acknowledged under "always", but under "interval"/"never" it may have
       // been: its id is not handed out again (issue 3: ids continue after the highest id ever written).
@@ -182,6 +184,22 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   };
 
   return { handler, listen, close, store, settings, firstKey };
+}
+
+/** Seconds a client is asked to wait after a 503 of the storage layer. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** The journal as the store's change log: a write it cannot make durable is `503 unavailable`. */
+function durableLog(journal: Journal): ChangeLog {
+  return {
+    append: (payload) => journal.append(payload).catch((error: unknown) => {
+      if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
+      const code = (error as Error & { code?: string }).code ?? 'EIO';
+      throw new ApiError('unavailable', `The store cannot save changes right now (${code}); reads still work, retry later`, undefined, {
+        'retry-after': String(STORAGE_RETRY_AFTER_SECONDS),
+      });
+    }),
+  };
 }
 
 /** Stops accepting connections, lets in-flight requests finish (up to a bound), then closes the rest. */
