@@ -1,0 +1,19 @@
+// What one admission yields: allowed or refused (with the error code of CONTRACT.md §2), and the
+// rate-limit headers every API answer carries (CONTRACT.md §5), ready for `res.setHeader`.
+
+/** The error codes a refusal carries (CONTRACT.md §2: both are 429). */
+export type RefusalCode = 'rate_limited' | 'temporarily_banned';
+
+/** One response header: name and value. */
+export type Header = [name: string, value: string];
+
+/** The outcome of one admission; `headers` are ready to set on the answer (every API answer carries them). */
+export interface Decision {
+  allowed: boolean;
+  /** Set when refused. */
+  code?: RefusalCode;
+  /** Set when refused: whole seconds, at least 1 (also sent as Retry-After). */
+  retryAfterSeconds?: number;
+  /** X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, and Retry-After when refused. */
+  headers: Header[];
+}

@@ -1,0 +1,18 @@
+// The public surface of the rate limiter (CONTRACT.md §5); the server imports from here only.
+
+export { RateLimiter } from './rate-limiter.js';
+export type { Decision, Header, RefusalCode } from './decision.js';
+export type { LimiterOptions, ResolvedLimiterOptions } from './options.js';
+export {
+  DEFAULT_BAN_MS,
+  DEFAULT_FAILED_AUTH_CAPACITY,
+  DEFAULT_FAILED_AUTH_WINDOW_MS,
+  DEFAULT_MAX_ADDRESSES,
+  DEFAULT_REFUSAL_WINDOW_MS,
+  DEFAULT_REFUSALS_BEFORE_BAN,
+  resolveLimiterOptions,
+} from './options.js';
+export type { Limits, PlanName } from './plans.js';
+export { DAY_MS, MINUTE_MS, PLAN_LIMITS, assertLimits, isLimit, limitsOf } from './plans.js';
+export type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
+export { LIMITER_STATE_VERSION } from './limiter-state.js';

@@ -1,0 +1,214 @@
+// Per-key admission of CONTRACT.md §5: two token buckets per key (the plan's per-minute limit
+// refilled over 60 s, its per-day limit over 86,400 s); a request takes one token from each, or is
+// refused with `rate_limited` taking nothing. The (N+1)th refusal within the refusal window starts a
+// ban; during it every request is `temporarily_banned`, takes nothing and does not extend it.
+//
+// Time: buckets, refusals and bans run on the monotonic clock, so a wall-clock step neither creates
+// nor destroys tokens nor moves a ban; wall time only forms X-RateLimit-Reset and the saved state
+// (a ban is saved with its wall-clock end, so it ends then also across a restart). Memory: one
+// small record per key that has made a request, none per request; each call is O(1).
+
+import type { Clock } from '../clock.js';
+import type { Decision } from './decision.js';
+import type { Limits } from './plans.js';
+import type { HeaderView } from './rate-limit-headers.js';
+import type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
+import type { ResolvedLimiterOptions } from './options.js';
+import type { TokenBucket } from './token-bucket.js';
+import { DAY_MS, MINUTE_MS, assertLimits } from './plans.js';
+import { keyPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
+import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
+import { RefusalWindow } from './refusal-window.js';
+import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, takeToken, wholeTokens } from './token-bucket.js';
+
+/** The options the key limiter uses. */
+export type KeyLimiterOptions = Pick<ResolvedLimiterOptions, 'refusalsBeforeBan' | 'refusalWindowMs' | 'banMs'>;
+
+/** No ban: any monotonic time is past it. */
+const NOT_BANNED = Number.NEGATIVE_INFINITY;
+
+interface KeyState {
+  /** Created full on the key's first request (a restored key may have a day bucket only). */
+  minute: TokenBucket | undefined;
+  day: TokenBucket | undefined;
+  /** The per-day capacity the day bucket was last measured against (for saving it). */
+  dayCapacity: number;
+  /** Created on the key's first refusal. */
+  refusals: RefusalWindow | undefined;
+  /** Monotonic end of the current ban, or NOT_BANNED. */
+  banEndMs: number;
+  /** RateLimit-Policy, formed once per distinct pair of limits rather than per request. */
+  policy: string;
+  policyPerMinute: number;
+  policyPerDay: number;
+}
+
+/** The rate limits of API keys: token buckets, refusal counting and bans. */
+export class KeyLimiter {
+  readonly #clock: Clock;
+  readonly #options: KeyLimiterOptions;
+  readonly #keys = new Map<string, KeyState>();
+
+  constructor(clock: Clock, options: KeyLimiterOptions) {
+    this.#clock = clock;
+    this.#options = options;
+  }
+
+  /** Number of keys with state in memory. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  /** Takes one token from each of the key's two buckets, or refuses taking nothing; handles refusals and the ban. */
+  admit(keyId: string, limits: Limits): Decision {
+    assertLimits(limits);
+    const nowMs = this.#clock.monotonic();
+    const wallMs = this.#clock.now();
+    const state = this.#stateOf(keyId);
+    const minute = (state.minute ??= fullBucket(limits.perMinute, nowMs));
+    const day = (state.day ??= fullBucket(limits.perDay, nowMs));
+    state.dayCapacity = limits.perDay;
+    refill(minute, limits.perMinute, MINUTE_MS, nowMs);
+    refill(day, limits.perDay, DAY_MS, nowMs);
+    const policy = policyOf(state, limits);
+
+    if (state.banEndMs > nowMs) return banDecision('temporarily_banned', state.banEndMs - nowMs, view(minute, day, limits), policy, wallMs);
+    if (state.banEndMs !== NOT_BANNED) {
+      // The ban is over: counting starts afresh, and the buckets refilled meanwhile as usual.
+      state.banEndMs = NOT_BANNED;
+      state.refusals?.clear();
+    }
+
+    if (hasToken(minute) && hasToken(day)) {
+      takeToken(minute);
+      takeToken(day);
+      return { allowed: true, headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs) };
+    }
+
+    const refusals = (state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan));
+    if (refusals.record(nowMs, this.#options.refusalWindowMs)) {
+      // CONTRACT.md §5: this refusal is still `rate_limited`, and it starts the ban. Its Retry-After
+      // is the ban's length, "when the next request would succeed", and the X- fields show the ban
+      // as later answers will, so Retry-After never points past X-RateLimit-Reset.
+      state.banEndMs = nowMs + this.#options.banMs;
+      return banDecision('rate_limited', this.#options.banMs, view(minute, day, limits), policy, wallMs);
+    }
+    // The next request succeeds once both buckets hold a whole token.
+    const waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
+    const retryAfter = retryAfterSeconds(waitMs);
+    return {
+      allowed: false,
+      code: 'rate_limited',
+      retryAfterSeconds: retryAfter,
+      headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs, retryAfter),
+    };
+  }
+
+  /** Forgets a key's buckets, refusals and ban (e.g. when it is revoked). */
+  forget(keyId: string): void {
+    this.#keys.delete(keyId);
+  }
+
+  /** Day buckets that are not full, and running bans, in wall-clock time. */
+  exportState(): SavedLimiterState {
+    const nowMs = this.#clock.monotonic();
+    const wallMs = this.#clock.now();
+    const days: SavedDayBucket[] = [];
+    const bans: SavedBan[] = [];
+    for (const [key, state] of this.#keys) {
+      const day = state.day;
+      if (day !== undefined && state.dayCapacity > 0) {
+        refill(day, state.dayCapacity, DAY_MS, nowMs);
+        // A full bucket is what a key without state gets, so it need not be saved.
+        if (!isFull(day, state.dayCapacity)) days.push({ key, tokens: day.tokens, capacity: state.dayCapacity, measuredAtMs: wallMs });
+      }
+      if (state.banEndMs > nowMs) bans.push({ key, untilMs: Math.ceil(wallMs + (state.banEndMs - nowMs)) });
+    }
+    return { version: LIMITER_STATE_VERSION, savedAtMs: wallMs, days, bans };
+  }
+
+  /**
+   * Restores a saved state, ignoring malformed entries. A day bucket is refilled for the wall time
+   * that passed since it was measured (none if that is negative: a clock stepped back must not
+   * destroy tokens) and dropped when a day or more old, since it would be full; a ban already over
+   * is dropped, and a remaining ban is never longer than banMs (a clock stepped back before the
+   * save, or an edited file, cannot ban for longer than a ban lasts).
+   */
+  importState(input: unknown): void {
+    const { days, bans } = parseLimiterState(input);
+    const nowMs = this.#clock.monotonic();
+    const wallMs = this.#clock.now();
+    for (const saved of days) {
+      const downMs = wallMs - saved.measuredAtMs;
+      if (downMs >= DAY_MS) continue;
+      const bucket: TokenBucket = { tokens: saved.tokens, atMs: nowMs - Math.max(0, downMs) };
+      refill(bucket, saved.capacity, DAY_MS, nowMs);
+      if (isFull(bucket, saved.capacity)) continue;
+      const state = this.#stateOf(saved.key);
+      // Two entries for one key (an edited file): the emptier one wins.
+      if (state.day === undefined || bucket.tokens < state.day.tokens) {
+        state.day = bucket;
+        state.dayCapacity = saved.capacity;
+      }
+    }
+    for (const saved of bans) {
+      const leftMs = Math.min(saved.untilMs - wallMs, this.#options.banMs);
+      if (leftMs <= 0) continue;
+      const state = this.#stateOf(saved.key);
+      state.banEndMs = Math.max(state.banEndMs, nowMs + leftMs);
+    }
+  }
+
+  #stateOf(keyId: string): KeyState {
+    let state = this.#keys.get(keyId);
+    if (state === undefined) {
+      state = {
+        minute: undefined,
+        day: undefined,
+        dayCapacity: 0,
+        refusals: undefined,
+        banEndMs: NOT_BANNED,
+        policy: '',
+        policyPerMinute: 0,
+        policyPerDay: 0,
+      };
+      this.#keys.set(keyId, state);
+    }
+    return state;
+  }
+}
+
+function policyOf(state: KeyState, limits: Limits): string {
+  if (state.policyPerMinute !== limits.perMinute || state.policyPerDay !== limits.perDay) {
+    state.policy = keyPolicy(limits);
+    state.policyPerMinute = limits.perMinute;
+    state.policyPerDay = limits.perDay;
+  }
+  return state.policy;
+}
+
+/**
+ * The bucket the headers describe: the one with fewer whole tokens left (CONTRACT.md §5); on a tie,
+ * the one full again later. The tie rule matters when both are below one token: the slower bucket
+ * is then shown, so X-RateLimit-Reset is never earlier than Retry-After.
+ */
+function view(minute: TokenBucket, day: TokenBucket, limits: Limits): HeaderView {
+  const minuteLeft = wholeTokens(minute);
+  const dayLeft = wholeTokens(day);
+  const minuteFullMs = msUntilFull(minute, limits.perMinute, MINUTE_MS);
+  const dayFullMs = msUntilFull(day, limits.perDay, DAY_MS);
+  if (dayLeft < minuteLeft || (dayLeft === minuteLeft && dayFullMs > minuteFullMs)) {
+    return { policyName: 'day', limit: limits.perDay, remaining: dayLeft, resetInMs: dayFullMs };
+  }
+  return { policyName: 'minute', limit: limits.perMinute, remaining: minuteLeft, resetInMs: minuteFullMs };
+}
+
+/**
+ * A refusal during (or starting) a ban, per CONTRACT.md §5: Retry-After = seconds left, the limit of
+ * the usual bucket, Remaining 0 and Reset = the ban's end.
+ */
+function banDecision(code: 'rate_limited' | 'temporarily_banned', leftMs: number, usual: HeaderView, policy: string, wallMs: number): Decision {
+  const retryAfter = retryAfterSeconds(leftMs);
+  const banView: HeaderView = { policyName: usual.policyName, limit: usual.limit, remaining: 0, resetInMs: leftMs };
+  return { allowed: false, code, retryAfterSeconds: retryAfter, headers: rateLimitHeaders(banView, policy, wallMs, retryAfter) };
+}

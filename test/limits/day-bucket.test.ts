@@ -1,0 +1,107 @@
+// The day bucket (CONTRACT.md §5: per-day limit refilled continuously over 86,400 s), and the rule
+// that the headers describe whichever bucket has fewer tokens left.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/clock.js';
+import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { T0_MS, T0_S, burst, headersOf } from './helpers.js';
+
+const SMALL_DAY = { perMinute: 100, perDay: 5 };
+const SMALL_DAY_POLICY = '"minute";q=100;w=60, "day";q=5;w=86400';
+
+test('an enterprise key with 100/min and 5/day gets its 6th request refused by the day bucket', () => {
+  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const decisions = burst(limiter, 'e', SMALL_DAY, 6);
+  assert.equal(decisions.findIndex((d) => !d.allowed), 5);
+  // One day token comes back every 86,400 / 5 = 17,280 s.
+  assert.deepEqual(decisions[0]?.headers, [
+    ['X-RateLimit-Limit', '5'],
+    ['X-RateLimit-Remaining', '4'],
+    ['X-RateLimit-Reset', String(T0_S + 17_280)],
+    ['RateLimit-Policy', SMALL_DAY_POLICY],
+    ['RateLimit', '"day";r=4;t=17280'],
+  ]);
+  assert.equal(decisions[5]?.code, 'rate_limited');
+  assert.deepEqual(decisions[5]?.headers, [
+    ['X-RateLimit-Limit', '5'],
+    ['X-RateLimit-Remaining', '0'],
+    ['X-RateLimit-Reset', String(T0_S + 86_400)],
+    ['RateLimit-Policy', SMALL_DAY_POLICY],
+    ['RateLimit', '"day";r=0;t=86400'],
+    ['Retry-After', '17280'],
+  ]);
+});
+
+test('a day-limited key gets one request back 17,280 s later, not after a minute', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  burst(limiter, 'e', SMALL_DAY, 6);
+  clock.advance(60_000);
+  assert.equal(limiter.admitKey('e', SMALL_DAY).code, 'rate_limited');
+  clock.advance(17_280_000 - 60_000 - 1);
+  assert.equal(limiter.admitKey('e', SMALL_DAY).allowed, false);
+  clock.advance(1);
+  assert.equal(limiter.admitKey('e', SMALL_DAY).allowed, true);
+  assert.equal(limiter.admitKey('e', SMALL_DAY).allowed, false);
+});
+
+test('the headers switch from the minute to the day bucket once the day bucket has fewer tokens left', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  const limits = { perMinute: 10, perDay: 12 };
+  const decisions = burst(limiter, 'e', limits, 10);
+  // After n requests: minute 10 - n, day 12 - n; the minute bucket has fewer.
+  assert.equal(headersOf(decisions[0]!)['RateLimit'], '"minute";r=9;t=6');
+  assert.equal(headersOf(decisions[9]!)['RateLimit'], '"minute";r=0;t=60');
+  // A minute later the minute bucket is full (10) and the day bucket barely refilled (2.008).
+  clock.advance(60_000);
+  const next = limiter.admitKey('e', limits);
+  assert.equal(headersOf(next)['X-RateLimit-Limit'], '12');
+  assert.equal(headersOf(next)['X-RateLimit-Remaining'], '1');
+  assert.match(headersOf(next)['RateLimit'] ?? '', /^"day";r=1;t=/);
+});
+
+test('with equal whole tokens left the headers show the bucket that is full again later', () => {
+  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const [first] = burst(limiter, 'e', { perMinute: 5, perDay: 5 }, 1);
+  assert.equal(headersOf(first!)['RateLimit'], '"day";r=4;t=17280');
+  assert.equal(headersOf(first!)['X-RateLimit-Limit'], '5');
+});
+
+test('a free key sending one request per second is refused by its day bucket after about 1,011 requests', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  let count = 0;
+  for (;;) {
+    const decision = limiter.admitKey('k', PLAN_LIMITS.free);
+    if (!decision.allowed) {
+      const headers = headersOf(decision);
+      assert.equal(decision.code, 'rate_limited');
+      assert.equal(headers['X-RateLimit-Limit'], '1000');
+      assert.match(headers['RateLimit'] ?? '', /^"day";r=0;t=/);
+      // A day token comes back every 86.4 s, so the wait is at most 87 s.
+      assert.ok(decision.retryAfterSeconds !== undefined && decision.retryAfterSeconds >= 1 && decision.retryAfterSeconds <= 87);
+      break;
+    }
+    count += 1;
+    clock.advance(1_000);
+  }
+  // 1,000 tokens plus the refill of 1,000/86,400 per second for the time spent: 1000 / (1 - 1000/86400).
+  assert.equal(count, 1011);
+});
+
+test('a refusal by the minute bucket has Retry-After no later than X-RateLimit-Reset', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 1_000 });
+  const limits = { perMinute: 3, perDay: 4 };
+  for (let step = 0; step < 400; step += 1) {
+    const decision = limiter.admitKey('k', limits);
+    if (!decision.allowed) {
+      const headers = headersOf(decision);
+      const resetInSeconds = Number(headers['X-RateLimit-Reset']) - Math.floor(clock.now() / 1000);
+      assert.ok((decision.retryAfterSeconds ?? 0) <= resetInSeconds, `step ${step}: ${JSON.stringify(headers)}`);
+    }
+    clock.advance(7_919);
+  }
+});
