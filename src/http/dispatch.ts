@@ -12,6 +12,7 @@ import type { Decision, RateLimiter } from '../limits/index.js';
 import { sendError, sendJson, type HeaderBag } from './answers.js';
 import { readJsonBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
+import { clientAddress } from './client-address.js';
 import { splitTarget } from './request-target.js';
 import type { Router } from './router.js';
 
@@ -49,16 +50,6 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
   const { basePath, router, limiter, clock } = context;
   const openapiPath = `${basePath}/openapi.json`;
 
-  const clientAddress = (req: IncomingMessage): string => {
-    if (context.trustProxy) {
-      // The rightmost entry is the one the trusted proxy appended; entries to its left are client-supplied.
-      const forwarded = req.headers['x-forwarded-for'];
-      const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
-      if (last !== undefined && last.length > 0) return last;
-    }
-    return req.socket.remoteAddress ?? 'unknown';
-  };
-
   const answerOperational = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, body: string, status = 200): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       headers.allow = 'GET, HEAD';
@@ -71,7 +62,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
   const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string): Promise<void> => {
     let key: ApiKey | undefined;
     try {
-      const address = clientAddress(req);
+      const address = clientAddress(req, context.trustProxy);
       const addressRefusal = limiter.checkAddress(address);
       if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
       try {
