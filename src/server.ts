@@ -3,12 +3,13 @@
 // only `listen` opens a port.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
 import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
-import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
+import { KEYS_FILE, loadKeyFile, saveKeyFile } from './auth/key-file.js';
 import { KeyRing } from './auth/key-ring.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
@@ -50,6 +51,8 @@ export interface AnimalStore {
   readonly settings: Settings;
   /** The key created on this first start, if one was: shown once, never stored. */
   readonly firstKey: string | undefined;
+  /** Reads the keys file again (also done by watching it, and on SIGHUP in the CLI). */
+  reloadKeys(): Promise<void>;
 }
 
 const LIMITER_STATE_FILE = 'limits.json';
@@ -108,6 +111,16 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     keyRing.replaceFileKeys(fileKeys);
   }
 
+  const reloadKeys = async (): Promise<void> => {
+    if (dataDir === undefined) return;
+    const keys = await loadKeyFile(dataDir);
+    keyRing.replaceFileKeys(keys);
+    for (const key of keys) if (key.revokedAt !== null) limiter.forgetKey(key.id);
+  };
+  const stopWatching = dataDir === undefined ? () => {} : watchKeyFile(dataDir, () => {
+    reloadKeys().catch((error: unknown) => log(`keys file not reloaded: ${(error as Error).message}`));
+  });
+
   const router = new Router<Operation>();
   const operations = petOperations({
     store,
@@ -148,6 +161,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const close = (): Promise<void> => {
     closing ??= (async () => {
       accepting = false;
+      stopWatching();
       await Promise.all(servers.map((server) => stopServer(server)));
       if (dataDir !== undefined) {
         await saveLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE)).catch((error: unknown) => {
@@ -183,7 +197,34 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return { url: `http://${shownHost}:${port}`, server };
   };
 
-  return { handler, listen, close, store, settings, firstKey };
+  return { handler, listen, close, store, settings, firstKey, reloadKeys };
+}
+
+/** How long a burst of file events is let settle before the keys file is read again. */
+const KEYS_RELOAD_SETTLE_MS = 50;
+
+/**
+ * Calls `onChange` shortly after the keys file of `dir` changes. The directory is watched, not the
+ * file: `keys create` replaces the file by rename, which a watch on the old inode would miss.
+ */
+function watchKeyFile(dir: string, onChange: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(dir, { persistent: false }, (_event, name) => {
+      if (name !== KEYS_FILE) return;
+      clearTimeout(timer);
+      timer = setTimeout(onChange, KEYS_RELOAD_SETTLE_MS);
+      timer.unref();
+    });
+  } catch {
+    return () => {}; // No watch support here: SIGHUP still reloads.
+  }
+  watcher.on('error', () => watcher.close());
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
 }
 
 /** Seconds a client is asked to wait after a 503 of the storage layer. */

@@ -1,0 +1,88 @@
+// `animal-store keys create|list|revoke`: key management on the keys file of a data directory.
+// A running service on the same directory picks changes up within a second.
+import { parseArgs } from 'node:util';
+import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
+import { loadKeyFile } from '../auth/key-file.js';
+import { asUsage, UsageError } from './usage-error.js';
+
+export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke> [options]
+
+  keys create --plan free|pro|business|enterprise [--per-minute N --per-day N] [--name LABEL]
+      Creates a key and prints it once; only its hash is stored. Enterprise needs both numbers.
+  keys list [--json]
+      Shows id, name, plan, limits, created and revoked times (never the key).
+  keys revoke ID
+      Revokes a key; a running service refuses it within a second.
+
+Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data).
+
+Examples:
+  animal-store keys create --plan pro --name "mobile app"
+  animal-store keys create --plan enterprise --per-minute 5000 --per-day 2000000 --name partner
+  animal-store keys list
+  animal-store keys revoke key_1a2b3c4d
+`;
+
+function positiveInteger(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new TypeError(`${flag} must be a positive whole number, not "${text}"`);
+  return Number(text);
+}
+
+/** Runs a keys subcommand; prints to stdout. */
+export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = asUsage(() => parseArgs({
+    args: rest,
+    options: {
+      'data-dir': { type: 'string' },
+      plan: { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-day': { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    allowPositionals: true,
+    strict: true,
+  }), 'animal-store keys');
+  if (values.help === true || command === undefined || command === '--help') {
+    print(KEYS_HELP);
+    return;
+  }
+  const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
+  switch (command) {
+    case 'create': {
+      if (values.plan === undefined) throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
+      const request = asUsage(() => ({
+        plan: values.plan as string,
+        perMinute: positiveInteger(values['per-minute'], '--per-minute'),
+        perDay: positiveInteger(values['per-day'], '--per-day'),
+        name: values.name,
+      }), 'animal-store keys');
+      const { key, record } = await createKey(dataDir, request, Date.now()).catch((error: unknown) => {
+        if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
+        throw error;
+      });
+      print(`Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n`);
+      return;
+    }
+    case 'list': {
+      const keys = await loadKeyFile(dataDir);
+      print(values.json === true ? `${JSON.stringify(keys.map(({ hash: _hash, ...key }) => key), null, 2)}\n` : `${formatKeyTable(keys)}\n`);
+      return;
+    }
+    case 'revoke': {
+      const [id] = positionals;
+      if (id === undefined || positionals.length > 1) throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
+      const revoked = await revokeKey(dataDir, id, Date.now()).catch((error: unknown) => {
+        if (error instanceof TypeError) throw new UsageError(error.message);
+        throw error;
+      });
+      print(`Revoked key ${revoked.id} at ${revoked.revokedAt}.\n`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown keys command "${command}"; use create, list or revoke`);
+  }
+}

@@ -1,0 +1,86 @@
+// `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
+import { parseArgs } from 'node:util';
+import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
+import { parseSettingText, SETTINGS, type Settings } from '../config.js';
+import { createAnimalStore } from '../server.js';
+import { asUsage, UsageError } from './usage-error.js';
+
+/** The CLI keeps its data in ./data unless told otherwise. */
+const DEFAULT_DATA_DIR = './data';
+
+export const SERVE_HELP = `Usage: animal-store serve [options]
+
+Serves the animal store API. Every option can also be set by its environment variable.
+
+Options:
+${SETTINGS.map((setting) => `  ${`${setting.flag} VALUE`.padEnd(30)} ${setting.description} [${setting.env}]`).join('\n')}
+  ${'--help'.padEnd(30)} Show this help.
+
+Keys: ANIMAL_STORE_KEYS=KEY:PLAN,KEY:enterprise:PER_MINUTE:PER_DAY adds keys besides data/keys.json.
+SIGHUP reloads data/keys.json (it is also watched); SIGTERM and SIGINT stop gracefully.
+
+Examples:
+  animal-store serve
+  animal-store serve --port 9000 --host 0.0.0.0 --data-dir /var/lib/animal-store
+  ANIMAL_STORE_KEYS=my-long-secret-key-123:pro animal-store serve --durability interval
+`;
+
+/** Reads flags and environment into createAnimalStore options; a bad one throws a TypeError naming it. */
+export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Partial<Settings> & { keys: KeySpec[]; help: boolean } {
+  const flags: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
+  const parsed = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false });
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR };
+  for (const setting of SETTINGS) {
+    const flag = values[setting.flag.slice(2)];
+    const text = typeof flag === 'string' ? flag : env[setting.env];
+    if (text === undefined) continue;
+    const source = typeof flag === 'string' ? setting.flag : setting.env;
+    (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
+  }
+  return { ...options, keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''), help: values.help === true };
+}
+
+/** Runs the service until SIGTERM or SIGINT. */
+export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+  const { help, ...options } = asUsage(() => serveOptions(argv, env), 'animal-store serve');
+  if (help) {
+    print(SERVE_HELP);
+    return;
+  }
+  const app = await createAnimalStore(options).catch((error: unknown) => {
+    if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
+    throw error;
+  });
+  let address;
+  try {
+    address = await app.listen();
+  } catch (error) {
+    await app.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${app.settings.port} is in use; stop the other server or pass --port with a free port`);
+    if (code === 'EACCES') throw new UsageError(`no permission to listen on port ${app.settings.port}; use a port above 1023`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`address ${app.settings.host} is not on this machine; pass --host with a local address`);
+    throw error;
+  }
+  const apiUrl = `${address.url}${app.settings.basePath}`;
+  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir ?? 'memory'})\n`);
+  if (app.firstKey !== undefined) {
+    print(
+      `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`
+      + `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`,
+    );
+  }
+  const stop = (): void => {
+    app.close().then(() => process.exit(0), (error: unknown) => {
+      process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.on('SIGHUP', () => {
+    app.reloadKeys().catch((error: unknown) => process.stderr.write(`animal-store: keys not reloaded: ${(error as Error).message}\n`));
+  });
+}

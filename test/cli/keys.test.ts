@@ -1,0 +1,93 @@
+// `animal-store keys` against a data directory that a running service uses at the same time.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from '../helpers/child.js';
+import { call, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ onDisk: true });
+});
+after(() => server.close());
+
+async function keys(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = runCli(['keys', ...args, '--data-dir', server.dataDir as string]);
+  const code = await child.exited;
+  return { code, out: child.stdout(), err: child.stderr() };
+}
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`${what} did not happen within 5 s`);
+}
+
+test('a created key works on the running service without a restart, and a revoked one stops working', async () => {
+  const created = await keys('create', '--plan', 'pro', '--name', 'mobile app');
+  assert.equal(created.code, 0, created.err);
+  const key = /(ask_[0-9A-Za-z]{36})/.exec(created.out)?.[1] as string;
+  const id = /Created key (key_[0-9a-f]{8})/.exec(created.out)?.[1] as string;
+  assert.ok(key && id, created.out);
+  const file = await readFile(join(server.dataDir as string, 'keys.json'), 'utf8');
+  assert.doesNotMatch(file, new RegExp(key), 'only the hash is stored');
+
+  const withKey = { headers: { authorization: `Bearer ${key}` } };
+  await eventually(async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 200, 'the new key being accepted');
+  assert.equal((await call(server, 'GET', '/v1/pets', withKey)).headers['x-ratelimit-limit'], '300');
+
+  const listed = await keys('list');
+  assert.equal(listed.code, 0);
+  assert.match(listed.out, new RegExp(`${id}\\s+mobile app\\s+pro\\s+300\\s+10000\\s+\\S+\\s+-`));
+  assert.doesNotMatch(listed.out, /ask_|sha256/);
+
+  const revoked = await keys('revoke', id);
+  assert.equal(revoked.code, 0, revoked.err);
+  await eventually(async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 401, 'the revoked key being refused');
+  const json = JSON.parse((await keys('list', '--json')).out) as Array<{ id: string; revokedAt: string | null }>;
+  assert.ok(json.find((entry) => entry.id === id)?.revokedAt);
+});
+
+test('enterprise keys need both custom numbers; other plans take none', async () => {
+  const enterprise = await keys('create', '--plan', 'enterprise', '--per-minute', '5000', '--per-day', '2000000');
+  assert.equal(enterprise.code, 0, enterprise.err);
+  assert.match(enterprise.out, /enterprise: 5000\/min, 2000000\/day/);
+  for (const args of [
+    ['create', '--plan', 'enterprise', '--per-minute', '5000'],
+    ['create', '--plan', 'pro', '--per-day', '5'],
+    ['create', '--plan', 'gold'],
+    ['create'],
+    ['create', '--plan', 'enterprise', '--per-minute', 'x', '--per-day', '1'],
+    ['revoke', 'key_00000000'],
+    ['revoke'],
+    ['rotate'],
+  ]) {
+    const result = await keys(...args);
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.err}`);
+    assert.equal(result.err.trim().split('\n').length, 1);
+  }
+});
+
+test('reloadKeys picks up the file at once (what SIGHUP does)', async () => {
+  const created = await keys('create', '--plan', 'free');
+  const key = /(ask_[0-9A-Za-z]{36})/.exec(created.out)?.[1] as string;
+  await server.app.reloadKeys();
+  assert.equal((await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${key}` } })).status, 200);
+});
+
+test('keys --help shows every command with examples', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-keys-help-'));
+  try {
+    const child = runCli(['keys', '--help']);
+    assert.equal(await child.exited, 0);
+    assert.match(child.stdout(), /keys create --plan/);
+    assert.match(child.stdout(), /Examples:/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
