@@ -32,6 +32,8 @@ export interface Settings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** The log is compacted once it holds at least this many records and twice what a snapshot would. */
+  compactMinRecords: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -52,6 +54,7 @@ export const DEFAULT_SETTINGS: Settings = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
+  compactMinRecords: 10_000,
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -70,6 +73,7 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For.' },
   { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
   { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
+  { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log from this many records, once half of them are superseded.' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
 ];
 
@@ -117,7 +121,7 @@ export function resolveSettings(options: Partial<Settings>): Settings {
   if (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) {
     throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(basePath)}`);
   }
-  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
+  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords'] as const) {
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1) throw new TypeError(`option ${name} must be a positive whole number`);
   }
   if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new TypeError('option port must be a whole number from 0 to 65535');

@@ -3,6 +3,8 @@
 // page after it starts right after that id, so creates while a client pages never skip or repeat.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
+import type { Answer } from './http/operation.js';
+import type { Indexed, IndexedCollection } from './state/indexed-collection.js';
 
 // 128 bits of the HMAC are plenty to stop forgery (NIST SP 800-107 §5.3.3) and keep cursors short.
 const SIGNATURE_BYTES = 16;
@@ -54,4 +56,47 @@ function invalidCursor(reason: string): ApiError {
 export function pagingHeaders(nextUrl: string | undefined, total: number): Record<string, string> {
   if (nextUrl === undefined) return { 'x-total-count': String(total) };
   return { link: `<${nextUrl}>; rel="next"`, 'x-next': nextUrl, 'x-total-count': String(total) };
+}
+
+/** Page size when `limit` is not given (SPEC.md section 8). */
+export const DEFAULT_PAGE_SIZE = 20;
+/** The largest page (SPEC.md section 8). */
+export const MAX_PAGE_SIZE = 100;
+
+/** A validated list query. */
+export interface ListQuery<S extends string> {
+  limit?: number;
+  status?: S;
+  cursor?: string;
+}
+
+/**
+ * The answer of a listing (CONTRACT.md section 4): the bare JSON array of the page, `X-Total-Count`,
+ * and `Link`/`X-Next` to the page after it while more follow. `listing` names the collection inside
+ * cursors; `path` is its public address, e.g. "/v1/pets".
+ */
+export function listAnswer<T extends Indexed<S>, S extends string>(
+  collection: IndexedCollection<T, S>, cursors: CursorCodec, listing: string, path: string, query: ListQuery<S>,
+): Answer {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const filter = query.status ?? '';
+  const afterId = query.cursor === undefined ? 0 : cursors.read(query.cursor, listing, filter);
+  const page = collection.page(query.status, afterId, limit);
+  let nextUrl: string | undefined;
+  if (page.more) {
+    const last = page.items[page.items.length - 1] as T;
+    nextUrl = `${path}?limit=${limit}${filter === '' ? '' : `&status=${filter}`}&cursor=${cursors.issue(listing, filter, last.id)}`;
+  }
+  return { status: 200, body: joinJson(page.items), headers: pagingHeaders(nextUrl, page.total) };
+}
+
+/** A JSON array of ready JSON texts: no serialisation on the read path. */
+export function joinJson(items: readonly { json: string }[]): string {
+  if (items.length === 0) return '[]';
+  let body = '[';
+  for (let index = 0; index < items.length; index++) {
+    if (index > 0) body += ',';
+    body += (items[index] as { json: string }).json;
+  }
+  return body + ']';
 }

@@ -21,11 +21,11 @@ import { RateLimiter, PLAN_LIMITS, type LimiterOptions } from './limits/index.js
 import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
 import { petOperations } from './pets/operations.js';
-import { NO_LOG, PetStore } from './pets/pet-store.js';
-import { applyRecord } from './pets/records.js';
+import { orderOperations } from './orders/operations.js';
+import { decodeChange } from './state/changes.js';
+import { NO_LOG, StoreState, type ChangeLog } from './state/store-state.js';
 import type { Journal } from './storage/index.js';
 import { ApiError } from './errors.js';
-import type { ChangeLog } from './pets/pet-store.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {
@@ -47,7 +47,8 @@ export interface AnimalStore {
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; server: Server }>;
   /** Graceful stop: refuse new work, finish what is in flight, flush the log, save limiter state, release the lock. */
   close(): Promise<void>;
-  readonly store: PetStore;
+  /** Pets, orders and remembered Idempotency-Key answers. */
+  readonly state: StoreState;
   readonly settings: Settings;
   /** The key created on this first start, if one was: shown once, never stored. */
   readonly firstKey: string | undefined;
@@ -70,12 +71,12 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const dataDir = settings.dataDir === undefined ? undefined : resolve(settings.dataDir);
 
   let journal: Journal | undefined;
-  let store: PetStore;
+  let state: StoreState;
   let cursorSecret: Buffer;
   let fileKeys: ApiKey[] = [];
   let firstKey: string | undefined;
   if (dataDir === undefined) {
-    store = new PetStore(NO_LOG);
+    state = new StoreState(NO_LOG, clock);
     cursorSecret = randomBytes(32);
   } else {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -84,12 +85,12 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
     journal = opened.journal;
     try {
-      store = new PetStore(durableLog(journal));
-      opened.replayed.payloads.forEach((payload, index) => applyRecord(store, payload, `${dataDir}/animals.log record ${index + 1}`));
+      state = new StoreState(durableLog(journal, () => state, settings.compactMinRecords, log), clock);
+      opened.replayed.payloads.forEach((payload, index) => state.apply(decodeChange(payload, `${dataDir}/animals.log record ${index + 1}`)));
       // A torn last record was never acknowledged under "always", but under "interval"/"never" it may have
       // been: its id is not handed out again (issue 3: ids continue after the highest id ever written).
       const tornId = opened.replayed.tornTail === undefined ? undefined : /"id":([1-9][0-9]{0,15})[,}]/.exec(opened.replayed.tornTail.text)?.[1];
-      if (tornId !== undefined) store.noteId(Number(tornId));
+      if (tornId !== undefined) state.pets.noteId(Number(tornId));
       cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
       fileKeys = await loadKeyFile(dataDir);
       await restoreLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE));
@@ -122,9 +123,11 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   });
 
   const router = new Router<Operation>();
-  const operations = petOperations({
-    store,
-    cursors: new CursorCodec(cursorSecret),
+  const cursors = new CursorCodec(cursorSecret);
+  const operations = [...petOperations({
+    state,
+    clock,
+    cursors,
     basePath: settings.basePath,
     getPetDeprecation: {
       headers: {
@@ -135,7 +138,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       sunsetMs: settings.sunsetAt,
       replacement: `GET ${settings.basePath}/pets with a status filter`,
     },
-  });
+  }), ...orderOperations({ state, clock, cursors, basePath: settings.basePath })];
   for (const operation of operations) router.add(operation.method, operation.path, operation);
 
   let accepting = true;
@@ -197,7 +200,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return { url: `http://${shownHost}:${port}`, server };
   };
 
-  return { handler, listen, close, store, settings, firstKey, reloadKeys };
+  return { handler, listen, close, state, settings, firstKey, reloadKeys };
 }
 
 /** How long a burst of file events is let settle before the keys file is read again. */
@@ -230,10 +233,23 @@ function watchKeyFile(dir: string, onChange: () => void): () => void {
 /** Seconds a client is asked to wait after a 503 of the storage layer. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;
 
-/** The journal as the store's change log: a write it cannot make durable is `503 unavailable`. */
-function durableLog(journal: Journal): ChangeLog {
+/**
+ * The journal as the store's change log: a write it cannot make durable is `503 unavailable`, and
+ * once the log holds more than twice the records a snapshot would (superseded order and pet states,
+ * expired Idempotency-Key answers), it is compacted in the background.
+ */
+function durableLog(journal: Journal, stateOf: () => StoreState, compactMinRecords: number, log: (line: string) => void): ChangeLog {
+  let compacting = false;
+  const compactIfWorthIt = (): void => {
+    const { records } = journal.stats;
+    if (compacting || records < compactMinRecords || records < 2 * stateOf().liveRecords) return;
+    compacting = true;
+    journal.compact(() => stateOf().snapshot())
+      .catch((error: unknown) => log(`compaction failed, the log is unchanged: ${(error as Error).message}`))
+      .finally(() => { compacting = false; });
+  };
   return {
-    append: (payload) => journal.append(payload).catch((error: unknown) => {
+    append: (payload) => journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
       if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
       const code = (error as Error & { code?: string }).code ?? 'EIO';
       throw new ApiError('unavailable', `The store cannot save changes right now (${code}); reads still work, retry later`, undefined, {

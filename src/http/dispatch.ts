@@ -12,7 +12,9 @@ import type { Decision, RateLimiter } from '../limits/index.js';
 import { sendError, sendJson, type HeaderBag } from './answers.js';
 import { readJsonBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
+import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
+import { countHeader } from './headers.js';
 import { splitTarget } from './request-target.js';
 import type { Router } from './router.js';
 
@@ -86,8 +88,9 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       if (operation.deprecation !== undefined && clock.now() >= operation.deprecation.sunsetMs) {
         throw new ApiError('gone', `${operation.method} ${basePath}${operation.path} was removed on ${new Date(operation.deprecation.sunsetMs).toISOString().slice(0, 10)}; use ${operation.deprecation.replacement} instead`);
       }
+      const idempotency = operation.idempotent === true ? idempotencyOf(req, `${key.id} ${operation.method} ${operation.path}`) : undefined;
       const body = operation.bodyMediaTypes === undefined ? undefined : await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
-      const answer = await operation.handle({ params: match.params, query, body, key, headers: req.headers });
+      const answer = await operation.handle({ params: match.params, query, body, key, headers: req.headers, idempotency });
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);
       context.onAnswered?.(req, answer.status, requestId, key);
@@ -133,6 +136,22 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       sendError(res, new ApiError('not_found', `Nothing is served at ${path}; the API lives under ${basePath}`), headers);
     }
   };
+}
+
+// CONTRACT.md section 9: 1 to 255 visible ASCII characters.
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key, checked; undefined when none was sent. */
+function idempotencyOf(req: IncomingMessage, scope: string): IdempotencyRequest | undefined {
+  const count = countHeader(req, 'idempotency-key');
+  if (count === 0) return undefined;
+  const value = req.headers['idempotency-key'];
+  if (count > 1 || typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
+    throw new ApiError('invalid_header', 'Header "Idempotency-Key" must be sent once, as 1 to 255 visible ASCII characters', [
+      { path: 'Idempotency-Key', message: '"Idempotency-Key" must be 1 to 255 visible ASCII characters, sent once' },
+    ]);
+  }
+  return { scope, key: value };
 }
 
 function addHeaders(headers: HeaderBag, decision: Decision): void {

@@ -2,6 +2,7 @@
 // plain functions of their input, so they are unit-testable without sockets.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiKey } from '../auth/api-key.js';
+import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 
 /** What an operation receives once authentication, the limiter, routing and body reading are done. */
 export interface OperationInput {
@@ -14,6 +15,8 @@ export interface OperationInput {
   /** The authenticated key. */
   key: ApiKey;
   headers: IncomingHttpHeaders;
+  /** The request's Idempotency-Key and its scope, for operations that take one. */
+  idempotency: IdempotencyRequest | undefined;
 }
 
 /** An answer: status, JSON text and the operation's own headers. */
@@ -42,5 +45,7 @@ export interface Operation {
   /** Media types of the JSON body this operation reads; absent when it takes no body. */
   bodyMediaTypes?: readonly string[];
   deprecation?: Deprecation;
+  /** Takes an `Idempotency-Key` header (CONTRACT.md section 9). */
+  idempotent?: boolean;
   handle(input: OperationInput): Answer | Promise<Answer>;
 }

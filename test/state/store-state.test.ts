@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/clock.js';
+import { storedOrder } from '../../src/orders/order-book.js';
+import { storedPet } from '../../src/pets/pet-store.js';
+import { decodeChange, encodeChange, type Change } from '../../src/state/changes.js';
+import { StoreState, type ChangeLog } from '../../src/state/store-state.js';
+
+const clock = new ManualClock(Date.UTC(2027, 0, 1));
+const tag = { scope: 'key_1 POST /pets', key: 'k1', fingerprint: 'f', status: 201, location: '/v1/pets/1', expiresAtMs: Date.UTC(2027, 0, 2) };
+
+test('every kind of change survives encode and decode unchanged', () => {
+  const changes: Change[] = [
+    { op: 'pet', pet: storedPet(1, 'Rex', 2, 'available') },
+    { op: 'pet', pet: storedPet(1, 'Rex', 2, 'available'), idem: tag },
+    { op: 'order', order: storedOrder(1, 1, 'placed', '2027-01-01T00:00:00.000Z'), pet: storedPet(1, 'Rex', 2, 'pending'), idem: { ...tag, location: '/v1/store/orders/1' } },
+    { op: 'order', order: storedOrder(1, 1, 'delivered', '2027-01-01T00:00:00.000Z') },
+    { op: 'idem', entry: { ...tag, body: '{"id":1}' } },
+  ];
+  for (const change of changes) assert.deepEqual(decodeChange(encodeChange(change), 'test'), change);
+});
+
+test('records this service does not write are refused, naming where', () => {
+  for (const payload of ['x', '[]', '{"op":"drop"}', '{"op":"pet","pet":{"id":0,"name":"a","categoryId":1,"status":"available"}}',
+    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"lost"}}', '{"op":"order","order":{"id":1}}',
+    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"sold"},"idem":{"key":1}}', '{"op":"idem","idem":{"scope":"s"}}',
+    '{"op":"order","order":{"id":1,"petId":1,"status":"placed","createdAt":"x"},"pet":{}}']) {
+    assert.throws(() => decodeChange(payload, 'animals.log record 7'), /animals\.log record 7/, payload);
+  }
+});
+
+test('a change is applied only after the log accepted it, and not at all when it refused', async () => {
+  let release: (() => void) | undefined;
+  let refuse = false;
+  const log: ChangeLog = { append: () => refuse ? Promise.reject(new Error('disk full')) : new Promise<void>((resolve) => { release = resolve; }) };
+  const state = new StoreState(log, clock);
+  const pending = state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'a', 1, 'available'), idem: tag });
+  await Promise.resolve();
+  assert.equal(state.pets.count(), 0);
+  assert.equal(state.idempotency.size, 0);
+  release?.();
+  await pending;
+  assert.equal(state.pets.get(1)?.name, 'a');
+  assert.equal(state.idempotency.lookup(tag.scope, tag.key, 'f').kind, 'replay');
+  refuse = true;
+  await assert.rejects(state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'b', 1, 'available') }), /disk full/);
+  assert.equal(state.pets.count(), 1);
+  assert.equal(state.pets.takeId(), 3, 'the refused id 2 is never reused');
+});
+
+test('an order record moves its pet; the snapshot replays to the same state', async () => {
+  const state = new StoreState({ append: () => Promise.resolve() }, clock);
+  await state.commit({ op: 'pet', pet: storedPet(1, 'a', 1, 'available') });
+  await state.commit({ op: 'pet', pet: storedPet(2, 'b', 1, 'available'), idem: tag });
+  await state.commit({ op: 'order', order: storedOrder(1, 1, 'placed', 'now'), pet: storedPet(1, 'a', 1, 'pending') });
+  await state.commit({ op: 'order', order: storedOrder(1, 1, 'delivered', 'now'), pet: storedPet(1, 'a', 1, 'sold') });
+  assert.equal(state.pets.get(1)?.status, 'sold');
+  assert.equal(state.pets.count('available'), 1);
+  assert.equal(state.liveRecords, 4);
+  const copy = new StoreState({ append: () => Promise.resolve() }, clock);
+  for (const record of state.snapshot()) copy.apply(decodeChange(record, 'snapshot'));
+  assert.deepEqual([...copy.pets.values()], [...state.pets.values()]);
+  assert.deepEqual([...copy.orders.values()], [...state.orders.values()]);
+  assert.deepEqual([...copy.idempotency.live()], [...state.idempotency.live()]);
+});
+
+test('remembered answers expire after their time and leave the snapshot', () => {
+  const local = new ManualClock(Date.UTC(2027, 0, 1));
+  const state = new StoreState({ append: () => Promise.resolve() }, local);
+  state.apply({ op: 'idem', entry: { ...tag, body: '{}' } });
+  assert.equal(state.snapshot().length, 1);
+  local.advance(24 * 60 * 60 * 1000);
+  assert.equal(state.snapshot().length, 0);
+  assert.equal(state.idempotency.lookup(tag.scope, tag.key, 'f').kind, 'new');
+  state.apply({ op: 'idem', entry: { ...tag, body: '{}' } });
+  assert.equal(state.idempotency.size, 0, 'an expired record is not even kept at replay');
+});
