@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of the API, generated from the TypeBox schemas that validate requests
 // (CONTRACT.md section 1: never a hand-kept copy). Paths are relative to the servers, which end in /v1.
 import { ERRORS, type ErrorCode } from './errors.js';
+import { ListOrdersQuery, NewOrder, Order, OrderId, Orders, OrderStatus, OrderUpdate } from './orders/schemas.js';
 import { ListPetsQuery, NewPet, Pet, PetId, Pets, PetStatus } from './pets/schemas.js';
 import { ErrorSchema } from './schemas.js';
 
@@ -101,20 +102,23 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           summary: 'Add an animal',
           tags: ['animals'],
           security: [{ bearerAuth: [] }],
+          parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
           responses: {
             201: {
-              description: 'The animal, with its assigned id.',
+              description: 'The animal, with its assigned id (or the stored answer of an earlier request with the same Idempotency-Key).',
               headers: { ...RATE_LIMIT_HEADERS, Location: header('The address of the new animal.', { type: 'string' }) },
               content: { 'application/json': { schema: ref('Pet') } },
             },
             400: errorResponse('invalid_body', 'The body is not JSON (`invalid_json`) or breaks the NewPet schema (`invalid_body`).'),
+            409: errorResponse('conflict', 'The Idempotency-Key was used with another body, or its first request is still in flight.'),
             413: errorResponse('payload_too_large', 'The body is larger than the limit.'),
             415: errorResponse('unsupported_media_type', 'The body is not application/json.'),
             ...COMMON_ERRORS,
           },
         },
       },
+      ...orderPaths(),
       '/pets/{petId}': {
         get: {
           operationId: 'getPet',
@@ -148,6 +152,18 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         Pets: plain(Pets),
         PetStatus: plain(PetStatus),
         Error: plain(ErrorSchema),
+        Order: plain(Order),
+        Orders: plain(Orders),
+        NewOrder: plain(NewOrder),
+        OrderUpdate: plain(OrderUpdate),
+        OrderStatus: plain(OrderStatus),
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false,
+          description: '1 to 255 visible ASCII characters. A retry with the same key and an equal body gets the stored answer again (with `Idempotent-Replayed: true`) for 24 hours; another body is 409.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        },
       },
       headers: {
         'X-RateLimit-Limit': header('The capacity of the bucket with fewer tokens left (per minute or per day).'),
@@ -169,6 +185,71 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         Unavailable: errorResponse('unavailable', 'Storage cannot accept writes, or the service is stopping.', {
           'Retry-After': { $ref: '#/components/headers/Retry-After' },
         }),
+      },
+    },
+  };
+}
+
+/** The order operations of CONTRACT.md section 8, each `x-stability: beta`. */
+function orderPaths(): Json {
+  const orderQuery = plain(ListOrdersQuery) as { properties: Record<string, Json> };
+  const orderId = { name: 'orderId', in: 'path', required: true, description: 'Identifier of the order.', schema: plain(OrderId) };
+  // SPEC.md section 1: all operations are grouped under the tag `animals`.
+  const tags = ['animals'];
+  const common = { tags, security: [{ bearerAuth: [] }], 'x-stability': 'beta' };
+  const orderAnswer = (description: string): Json => ({ description, headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: ref('Order') } } });
+  const move = {
+    200: orderAnswer('The order in its new state.'),
+    400: errorResponse('invalid_parameter', 'orderId is malformed (`invalid_parameter`) or the body breaks OrderUpdate (`invalid_body`).'),
+    404: errorResponse('not_found', 'No order has this id.'),
+    409: errorResponse('conflict', 'Only a placed order can become delivered or cancelled.'),
+    ...COMMON_ERRORS,
+  };
+  return {
+    '/store/orders': {
+      get: {
+        ...common, operationId: 'listOrders', summary: 'List orders',
+        parameters: [
+          { name: 'limit', in: 'query', required: false, description: 'Maximum number of orders returned (1 to 100, default 20).', schema: orderQuery.properties.limit },
+          { name: 'status', in: 'query', required: false, description: 'Returns orders in this state.', schema: ref('OrderStatus') },
+          { name: 'cursor', in: 'query', required: false, description: 'Opaque cursor from the Link header of the previous page.', schema: orderQuery.properties.cursor },
+        ],
+        responses: {
+          200: {
+            description: 'A page of orders, in ascending id order.',
+            headers: { ...RATE_LIMIT_HEADERS, Link: header('`<...>; rel="next"` when more orders follow.', { type: 'string' }), 'X-Total-Count': header('How many orders match the filter.') },
+            content: { 'application/json': { schema: ref('Orders') } },
+          },
+          400: errorResponse('invalid_query', 'A query parameter has a bad value or is repeated, or the cursor is not valid here.'),
+          ...COMMON_ERRORS,
+        },
+      },
+      post: {
+        ...common, operationId: 'placeOrder', summary: 'Order an available animal (it becomes pending)',
+        parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('NewOrder') } } },
+        responses: {
+          201: { ...orderAnswer('The order, placed.'), headers: { ...RATE_LIMIT_HEADERS, Location: header('The address of the new order.', { type: 'string' }) } },
+          400: errorResponse('invalid_body', 'The body is not JSON or breaks NewOrder.'),
+          404: errorResponse('not_found', 'No animal has this id.'),
+          409: errorResponse('conflict', 'The animal is not available, or the Idempotency-Key was used with another body or is in flight.'),
+          ...COMMON_ERRORS,
+        },
+      },
+    },
+    '/store/orders/{orderId}': {
+      get: {
+        ...common, operationId: 'getOrder', summary: 'Get an order', parameters: [orderId],
+        responses: { 200: orderAnswer('The order.'), 400: errorResponse('invalid_parameter', 'orderId is malformed.'), 404: errorResponse('not_found', 'No order has this id.'), ...COMMON_ERRORS },
+      },
+      patch: {
+        ...common, operationId: 'updateOrder', summary: 'Deliver or cancel a placed order', parameters: [orderId],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('OrderUpdate') }, 'application/merge-patch+json': { schema: ref('OrderUpdate') } } },
+        responses: move,
+      },
+      delete: {
+        ...common, operationId: 'cancelOrder', summary: 'Cancel a placed order (the animal is available again)', parameters: [orderId],
+        responses: move,
       },
     },
   };

@@ -62,3 +62,21 @@ test('other methods on the document are 405', async () => {
   assert.equal(reply.status, 405);
   assert.equal(reply.headers.allow, 'GET, HEAD');
 });
+
+test('the order operations are documented and marked x-stability: beta', async () => {
+  const document = await documentOf();
+  const orders = [
+    document.paths['/store/orders'].get, document.paths['/store/orders'].post,
+    document.paths['/store/orders/{orderId}'].get, document.paths['/store/orders/{orderId}'].patch, document.paths['/store/orders/{orderId}'].delete,
+  ];
+  assert.deepEqual(orders.map((operation) => operation.operationId), ['listOrders', 'placeOrder', 'getOrder', 'updateOrder', 'cancelOrder']);
+  for (const operation of orders) {
+    assert.equal(operation['x-stability'], 'beta');
+    assert.deepEqual(operation.tags, ['animals']);
+  }
+  assert.deepEqual(document.components.schemas.OrderStatus.enum, ['placed', 'delivered', 'cancelled']);
+  assert.equal(document.paths['/pets'].post.parameters[0].$ref, '#/components/parameters/IdempotencyKey');
+  for (const path of Object.values(document.paths) as Json[]) {
+    for (const operation of Object.values(path) as Json[]) assert.equal(operation.deprecated === true, operation.operationId === 'getPet');
+  }
+});
