@@ -1,0 +1,102 @@
+// CONTRACT.md section 9 against a real server: a retried POST never creates twice.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ManualClock } from '../../src/clock.js';
+import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+const clock = new ManualClock(Date.UTC(2027, 0, 1));
+const OTHER_KEY = 'another-test-key-0123456789';
+let server: TestServer;
+before(async () => {
+  server = await startServer({
+    clock,
+    keys: [
+      { key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 },
+      { key: OTHER_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 },
+    ],
+  });
+});
+after(() => server.close());
+
+const post = (path: string, body: string, key: string, apiKey = TEST_KEY) => call(server, 'POST', path, {
+  body, headers: { 'content-type': 'application/json', 'idempotency-key': key, authorization: `Bearer ${apiKey}` },
+});
+
+test('a repeat with the same key and an equal JSON body replays the answer and creates nothing', async () => {
+  const first = await post('/v1/pets', '{"name":"Rex","categoryId":3}', 'create-rex-1');
+  assert.equal(first.status, 201);
+  assert.equal(first.headers['idempotent-replayed'], undefined);
+  const count = Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']);
+  for (const body of ['{"name":"Rex","categoryId":3}', '{ "categoryId" : 3.0, "name" : "R\\u0065x" }', '{"categoryId":3e0,"name":"Rex"}']) {
+    const again = await post('/v1/pets', body, 'create-rex-1');
+    assert.equal(again.status, 201, body);
+    assert.equal(again.text, first.text);
+    assert.equal(again.headers.location, first.headers.location);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+  }
+  assert.equal(Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']), count);
+});
+
+test('the same key with a different body is 409; keys are scoped per API key and per route', async () => {
+  await post('/v1/pets', '{"name":"A","categoryId":1}', 'shared-key');
+  const different = await post('/v1/pets', '{"name":"B","categoryId":1}', 'shared-key');
+  assert.equal(different.status, 409);
+  assert.equal((different.json as { code: string }).code, 'conflict');
+  const otherApiKey = await post('/v1/pets', '{"name":"B","categoryId":1}', 'shared-key', OTHER_KEY);
+  assert.equal(otherApiKey.status, 201, 'another API key has its own keys');
+  const pet = await createPet(server, { name: 'orderable', categoryId: 1 });
+  const otherRoute = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'shared-key');
+  assert.equal(otherRoute.status, 201, 'another route has its own keys');
+});
+
+test('a body that fails validation, or a failed first attempt, is not remembered', async () => {
+  const invalid = await post('/v1/pets', '{"name":"","categoryId":1}', 'retry-after-400');
+  assert.equal(invalid.status, 400);
+  const valid = await post('/v1/pets', '{"name":"fixed","categoryId":1}', 'retry-after-400');
+  assert.equal(valid.status, 201);
+  const missing = await post('/v1/store/orders', '{"petId":999999}', 'retry-after-404');
+  assert.equal(missing.status, 404);
+  const pet = await createPet(server, { name: 'late', categoryId: 1 });
+  const stillMissing = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'retry-after-404');
+  assert.equal(stillMissing.status, 201, 'another body after a failure is a new request');
+});
+
+test('a malformed or repeated Idempotency-Key is 400 invalid_header', async () => {
+  for (const key of ['', 'x'.repeat(256), 'has space', 'tab\there', 'ünicode']) {
+    const reply = await call(server, 'POST', '/v1/pets', {
+      body: '{"name":"a","categoryId":1}', headers: { 'content-type': 'application/json', 'idempotency-key': key || ' ' },
+    }).catch(() => undefined);
+    if (reply === undefined) continue; // the client refused to send it
+    assert.equal(reply.status, 400, JSON.stringify(key));
+    assert.equal((reply.json as { code: string }).code, 'invalid_header');
+  }
+  const repeated = await call(server, 'POST', '/v1/pets', {
+    body: '{"name":"a","categoryId":1}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'a'] },
+  });
+  assert.equal(repeated.status, 400);
+  assert.equal((repeated.json as { code: string }).code, 'invalid_header');
+  assert.equal((await post('/v1/pets', '{"name":"a","categoryId":1}', 'x'.repeat(255))).status, 201);
+});
+
+test('a remembered answer expires after 24 hours', async () => {
+  const first = await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key');
+  clock.advance(24 * 60 * 60 * 1000 - 1);
+  assert.equal((await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key')).headers['idempotent-replayed'], 'true');
+  clock.advance(1);
+  const after = await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key');
+  assert.equal(after.status, 201);
+  assert.equal(after.headers['idempotent-replayed'], undefined);
+  assert.notEqual(after.headers.location, first.headers.location);
+});
+
+test('an order replay answers the original order even after it moved on', async () => {
+  const pet = await createPet(server, { name: 'replayed', categoryId: 1 });
+  const placed = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-once');
+  const orderId = (placed.json as { id: number }).id;
+  await call(server, 'DELETE', `/v1/store/orders/${orderId}`);
+  const again = await post('/v1/store/orders', `{ "petId": ${pet.id}.0 }`, 'order-once');
+  assert.equal(again.status, 201);
+  assert.equal(again.text, placed.text);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(Number((await call(server, 'GET', '/v1/store/orders')).headers['x-total-count']) >= 1, true);
+});
