@@ -1,7 +1,8 @@
 // Helpers for storage tests: a journal on a MemoryFs that collects its warnings, and a replay of what a file holds.
 
+import type { Journal } from '../../src/storage/journal.js';
 import { openJournal } from '../../src/storage/open-journal.js';
-import type { JournalOptions } from '../../src/storage/open-journal.js';
+import type { JournalOptions, ReplayedLog } from '../../src/storage/open-journal.js';
 import { MemoryFs } from '../../src/storage/memory-fs.js';
 import { replay } from '../../src/storage/replay.js';
 
@@ -10,8 +11,16 @@ export const DATA_DIR = '/data';
 /** The log's path in it. */
 export const LOG_PATH = '/data/animals.log';
 
+/** A journal opened for a test, with its in-memory disk and the warnings it gave. */
+export interface TestJournal {
+  journal: Journal;
+  replayed: ReplayedLog;
+  fs: MemoryFs;
+  warnings: string[];
+}
+
 /** Opens a journal on `fs` (a fresh MemoryFs by default) and records its warnings. */
-export async function openTestJournal(options: Partial<JournalOptions> = {}) {
+export async function openTestJournal(options: Partial<Omit<JournalOptions, 'fs'>> & { fs?: MemoryFs } = {}): Promise<TestJournal> {
   const fs = options.fs ?? new MemoryFs();
   const warnings: string[] = [];
   const opened = await openJournal({ dir: DATA_DIR, warn: (m) => warnings.push(m), ...options, fs });

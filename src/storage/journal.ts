@@ -1,0 +1,333 @@
+// The one writer of the append-only log (issue 3). Appends queue up; a single worker takes everything
+// queued, writes it with one looped write and makes it durable with one datasync (group commit), then
+// settles the whole batch together. Failures never leave half a batch visible:
+// - a failed write is cut back off the file (truncate + datasync) and only that batch gets the error;
+// - a failed datasync is never retried and trusted (the PostgreSQL "fsyncgate" lesson): the journal
+//   turns read-only, reopens the file and verifies it before it takes writes again.
+// Compaction rewrites the log beside it and renames it into place while appends go on.
+
+import { StorageUnavailableError, errorCode, unavailable } from './errors.js';
+import { encodeRecord } from './log-format.js';
+import { TempLog } from './log-rewrite.js';
+import { reopenVerified } from './reopen-log.js';
+import type { StorageFile, StorageFs } from './storage-fs.js';
+import { writeAll } from './storage-fs.js';
+
+/**
+ * When an append counts as done, as Redis's `appendfsync`: `always` after its datasync; `interval`
+ * after its write, with a datasync every `intervalMs` (a power cut may lose that last interval);
+ * `never` after its write (the kernel has the bytes: they survive a crash of the process, not of the machine).
+ */
+export type Durability = 'always' | 'interval' | 'never';
+
+interface Pending {
+  line: string;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** What openJournal hands the journal once the log has been replayed. */
+export interface JournalState {
+  fs: StorageFs;
+  dir: string;
+  path: string;
+  tempPath: string;
+  file: StorageFile;
+  bytes: number;
+  records: number;
+  durability: Durability;
+  intervalMs: number;
+  warn: (message: string) => void;
+  releaseLock: () => Promise<void>;
+}
+
+/** The append-only log of one data directory; made by openJournal. */
+export class Journal {
+  readonly #config: Omit<JournalState, 'file' | 'bytes' | 'records'>;
+  readonly #timer: NodeJS.Timeout | undefined;
+  #file: StorageFile | null;
+  #bytes: number;
+  #records: number;
+  #queue: Pending[] = [];
+  #worker: Promise<void> | null = null;
+  /** Set while compaction swaps the files: appends queue up but are not flushed. */
+  #paused = false;
+  /** The failure that made the journal read-only, until the log is verified again. */
+  #failure: StorageUnavailableError | null = null;
+  #closing: Promise<void> | null = null;
+  #unsynced = false;
+  #syncDue = false;
+  /** Batches flushed since the snapshot of the compaction under way, which the new log must also hold. */
+  #sinceSnapshot: { chunks: Buffer[]; records: number } | null = null;
+  #compaction: Promise<void> | null = null;
+
+  /** Use openJournal. */
+  constructor(state: JournalState) {
+    const { file, bytes, records, ...config } = state;
+    this.#config = config;
+    this.#file = file;
+    this.#bytes = bytes;
+    this.#records = records;
+    if (state.durability === 'interval') {
+      this.#timer = setInterval(() => {
+        this.#syncDue = true;
+        this.#kick();
+      }, state.intervalMs);
+      // The timer must not keep a process alive that has nothing else to do.
+      this.#timer.unref();
+    }
+  }
+
+  /** False while the journal refuses writes: after a failed fsync until the log is verified, or once closing. */
+  get writable(): boolean {
+    return this.#failure === null && this.#closing === null;
+  }
+
+  /** Byte length and count of the intact records on disk. */
+  get stats(): { bytes: number; records: number } {
+    return { bytes: this.#bytes, records: this.#records };
+  }
+
+  /** Queues one record (a JSON text without newline); resolves once written (and datasynced under 'always'). */
+  append(payload: string): Promise<void> {
+    let line: string;
+    try {
+      line = encodeRecord(payload);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!this.writable) return Promise.reject(this.#refusal());
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ line, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  /** Resolves once no flush, fsync or recovery is under way (e.g. after a failed fsync, until `writable` is settled). */
+  async idle(): Promise<void> {
+    while (this.#worker !== null) await this.#worker;
+  }
+
+  /** Rewrites the log to `snapshot()`'s payloads plus every record appended after it was taken. */
+  compact(snapshot: () => string[]): Promise<void> {
+    const previous = this.#compaction ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => this.#compact(snapshot));
+    this.#compaction = run;
+    const forget = () => {
+      if (this.#compaction === run) this.#compaction = null;
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  /** Flushes and fsyncs what is queued, closes the file and releases the lock. Idempotent; never rejects. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  #refusal(): StorageUnavailableError {
+    if (this.#closing !== null) return new StorageUnavailableError('ECLOSED', `The journal ${this.#config.path} is closed.`);
+    const code = this.#failure?.code ?? 'EIO';
+    return new StorageUnavailableError(code, `The journal ${this.#config.path} is read-only after a failed fsync (${code}).`, {
+      cause: this.#failure,
+    });
+  }
+
+  #kick(): void {
+    if (this.#worker !== null || this.#paused || this.#file === null) return;
+    // #flush settles every append itself; this only keeps a bug from becoming an unhandled rejection.
+    this.#worker = this.#work().catch((error: unknown) => {
+      this.#turnReadOnly(unavailable(error, `write to ${this.#config.path}`));
+      this.#config.warn(`${this.#config.path}: the writer failed unexpectedly (${String(error)}); storage is read-only.`);
+    });
+  }
+
+  async #work(): Promise<void> {
+    // Appends made in the same turn of the event loop join the first flush.
+    await null;
+    try {
+      while (!this.#paused && this.#file !== null) {
+        if (this.#queue.length > 0) {
+          await this.#flush(this.#file, this.#queue.splice(0));
+        } else if (this.#syncDue) {
+          this.#syncDue = false;
+          if (this.#unsynced) await this.#syncWritten(this.#file);
+        } else {
+          break;
+        }
+      }
+    } finally {
+      this.#worker = null;
+    }
+  }
+
+  async #flush(file: StorageFile, batch: Pending[]): Promise<void> {
+    let data: Buffer;
+    try {
+      data = Buffer.from(batch.length === 1 ? batch[0]!.line : batch.map((p) => p.line).join(''));
+      await writeAll(file, data);
+    } catch (error) {
+      // The batch is refused only once its bytes are cut off, so that a 503 never names a record a
+      // restart could still find.
+      const failure = unavailable(error, `write to ${this.#config.path}`);
+      await this.#cutBack(file, failure);
+      for (const pending of batch) pending.reject(failure);
+      return;
+    }
+    if (this.#config.durability === 'always') {
+      try {
+        await file.datasync();
+      } catch (error) {
+        const failure = unavailable(error, `fsync ${this.#config.path}`);
+        this.#turnReadOnly(failure);
+        await this.#recover();
+        for (const pending of batch) pending.reject(failure);
+        return;
+      }
+    } else {
+      this.#unsynced = true;
+    }
+    this.#bytes += data.length;
+    this.#records += batch.length;
+    if (this.#sinceSnapshot !== null) {
+      this.#sinceSnapshot.chunks.push(data);
+      this.#sinceSnapshot.records += batch.length;
+    }
+    for (const pending of batch) pending.resolve();
+  }
+
+  /** Removes a failed batch's bytes; synced, so that they cannot come back after a power cut either. */
+  async #cutBack(file: StorageFile, failure: StorageUnavailableError): Promise<void> {
+    try {
+      await file.truncate(this.#bytes);
+      await file.datasync();
+      this.#unsynced = false;
+    } catch {
+      this.#turnReadOnly(failure);
+      await this.#recover();
+    }
+  }
+
+  async #syncWritten(file: StorageFile): Promise<void> {
+    try {
+      await file.datasync();
+      this.#unsynced = false;
+    } catch (error) {
+      this.#turnReadOnly(unavailable(error, `fsync ${this.#config.path}`));
+      await this.#recover();
+    }
+  }
+
+  #turnReadOnly(failure: StorageUnavailableError): void {
+    this.#failure = failure;
+    const queued = this.#queue.splice(0);
+    for (const pending of queued) pending.reject(this.#refusal());
+  }
+
+  /** Reopens and verifies the log (reopen-log.ts); stays read-only, saying so, if that fails. */
+  async #recover(): Promise<void> {
+    const old = this.#file;
+    this.#file = null;
+    await old?.close().catch(() => {});
+    if (this.#closing !== null) return;
+    try {
+      this.#file = await reopenVerified(this.#config.fs, this.#config.dir, this.#config.path, this.#bytes, this.#records);
+      this.#failure = null;
+      this.#unsynced = false;
+      this.#config.warn(`${this.#config.path}: reopened and verified the log after a failed write; writes resume.`);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#config.warn(`${this.#config.path}: the log could not be verified after a failed write (${reason}); storage stays read-only until restarted.`);
+    }
+  }
+
+  async #compact(snapshot: () => string[]): Promise<void> {
+    this.#assertWritable();
+    const since = { chunks: [] as Buffer[], records: 0 };
+    let temp: TempLog | null = null;
+    let renamed = false;
+    try {
+      // The caller applies a record right after its append resolves, so the snapshot is taken with no
+      // flush in flight and a turn of the event loop after the last one settled. Pausing the writer
+      // for that turn (appends queue meanwhile) keeps a steady stream of flushes from starving it.
+      await this.#pauseWriter();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.#assertWritable();
+      const payloads = snapshot();
+      this.#sinceSnapshot = since;
+      this.#resumeWriter();
+      temp = await TempLog.create(this.#config.fs, this.#config.tempPath, payloads, () => this.#assertWritable());
+      let copied = 0;
+      // Copy what was flushed meanwhile once without pausing, so that the pause below stays short.
+      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied]!);
+      await this.#pauseWriter();
+      this.#assertWritable();
+      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied]!);
+      await temp.commit();
+      this.#assertWritable();
+      await this.#config.fs.rename(this.#config.tempPath, this.#config.path);
+      renamed = true;
+      await this.#switchTo(temp.bytes, payloads.length + since.records);
+    } catch (error) {
+      if (!renamed) await (temp?.abandon() ?? this.#config.fs.unlink(this.#config.tempPath).catch(() => {}));
+      // A file-system failure is a 503; anything else (a snapshot that throws, a bad payload) is a bug to surface as is.
+      throw errorCode(error) === undefined ? error : unavailable(error, `compact ${this.#config.path}`);
+    } finally {
+      this.#sinceSnapshot = null;
+      this.#resumeWriter();
+    }
+  }
+
+  /** Stops the worker from starting flushes, and waits for the one in flight. */
+  async #pauseWriter(): Promise<void> {
+    this.#paused = true;
+    while (this.#worker !== null) await this.#worker;
+  }
+
+  #resumeWriter(): void {
+    this.#paused = false;
+    this.#kick();
+  }
+
+  /** After the rename: the old handle points at the replaced file, so reopen the log by name. */
+  async #switchTo(bytes: number, records: number): Promise<void> {
+    const old = this.#file;
+    this.#file = null;
+    this.#bytes = bytes;
+    this.#records = records;
+    this.#unsynced = false;
+    await old?.close().catch(() => {});
+    try {
+      await this.#config.fs.syncDir(this.#config.dir);
+      this.#file = await this.#config.fs.open(this.#config.path, 'a');
+    } catch (error) {
+      const failure = unavailable(error, `switch to the compacted ${this.#config.path}`);
+      this.#turnReadOnly(failure);
+      await this.#recover();
+      throw failure;
+    }
+  }
+
+  #assertWritable(): void {
+    if (!this.writable) throw this.#refusal();
+  }
+
+  async #close(): Promise<void> {
+    clearInterval(this.#timer);
+    // A compaction under way stops at its next step (the journal no longer counts as writable).
+    await this.#compaction?.catch(() => {});
+    while (this.#worker !== null) await this.#worker;
+    const file = this.#file;
+    this.#file = null;
+    if (file !== null) {
+      try {
+        if (this.#unsynced) await file.datasync();
+      } catch (error) {
+        this.#config.warn(`${this.#config.path}: the last writes could not be fsynced at close: ${String(error)}`);
+      }
+      await file.close().catch((error: unknown) => this.#config.warn(`${this.#config.path}: close failed: ${String(error)}`));
+    }
+    await this.#config.releaseLock().catch((error: unknown) => this.#config.warn(`${this.#config.dir}: the lock could not be released: ${String(error)}`));
+  }
+}

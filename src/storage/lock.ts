@@ -1,0 +1,113 @@
+// One owner per data directory: a file `LOCK` created exclusively, holding the owner's pid. A lock
+// whose pid is alive refuses the newcomer; one whose pid is dead (a crash, a kill -9) is taken over
+// with a warning. A lock holding our own pid that this process does not hold is stale too: after a
+// container restart the new process often gets the same pid (1, say) as the one that crashed.
+
+import { join, resolve } from 'node:path';
+import { DataDirLockedError, errorCode } from './errors.js';
+import { nodeFs } from './node-fs.js';
+import type { StorageFs } from './storage-fs.js';
+import { writeAll } from './storage-fs.js';
+import { defaultWarn } from './warn.js';
+
+/** The lock file's name inside the data directory. */
+export const LOCK_FILE = 'LOCK';
+/** A lock file found empty may be one another process has just created; look again this often... */
+const EMPTY_LOCK_RETRY_MS = 10;
+/** ...this many times before calling it stale. */
+const EMPTY_LOCK_RETRIES = 3;
+
+/** Data directories locked by this process, per file system: a second journal here must be refused too. */
+const heldByThisProcess = new WeakMap<StorageFs, Set<string>>();
+
+/** Whether a process with this pid exists (EPERM means it does, under another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'EPERM';
+  }
+}
+
+/** Takes the lock of data directory `dir`; resolves to the function that releases it. Throws DataDirLockedError if it is owned. */
+export async function acquireLock(
+  dir: string,
+  fs: StorageFs = nodeFs,
+  warn: (message: string) => void = defaultWarn,
+): Promise<() => Promise<void>> {
+  const key = resolve(dir);
+  const path = join(dir, LOCK_FILE);
+  let held = heldByThisProcess.get(fs);
+  if (held === undefined) heldByThisProcess.set(fs, (held = new Set()));
+  if (held.has(key)) {
+    throw new DataDirLockedError(dir, process.pid, `The data directory ${dir} is already open in this process (pid ${process.pid}).`);
+  }
+  if (!(await tryCreate(fs, path))) {
+    const pid = await readOwner(fs, path);
+    if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) {
+      throw new DataDirLockedError(
+        dir,
+        pid,
+        `Another process (pid ${pid}) owns the data directory ${dir}; stop it first, or use another directory ` +
+          `(if pid ${pid} is no animal-store process, as after a reboot, remove ${path}).`,
+      );
+    }
+    warn(`${path}: taking over a stale lock left by ${pid === undefined ? 'an unknown process' : `pid ${pid}, which is no longer running`}.`);
+    await fs.unlink(path).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    });
+    if (!(await tryCreate(fs, path))) {
+      throw new DataDirLockedError(dir, pid ?? 0, `Another process took the data directory ${dir} while this one was starting.`);
+    }
+  }
+  held.add(key);
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    held.delete(key);
+    await fs.unlink(path).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error;
+    });
+  };
+}
+
+/** Creates the lock file holding our pid; false if it exists. */
+async function tryCreate(fs: StorageFs, path: string): Promise<boolean> {
+  let file;
+  try {
+    file = await fs.open(path, 'wx');
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await writeAll(file, Buffer.from(`${process.pid}\n`));
+    await file.close();
+  } catch (error) {
+    await file.close().catch(() => {});
+    await fs.unlink(path).catch(() => {});
+    throw error;
+  }
+  return true;
+}
+
+/** The pid in the lock file, or undefined if it holds none (a crash between creating and writing it). */
+async function readOwner(fs: StorageFs, path: string): Promise<number | undefined> {
+  for (let attempt = 0; ; attempt += 1) {
+    let text: string;
+    try {
+      text = (await fs.readFile(path)).toString('utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+    // The newline is required: the lock is never fsynced, so after a power cut it may hold a torn pid.
+    const match = /^(\d{1,10})\n$/.exec(text);
+    // pid 0 would make process.kill signal our own process group: never a valid owner.
+    if (match !== null) return Number(match[1]) > 0 ? Number(match[1]) : undefined;
+    if (text.length > 0 || attempt >= EMPTY_LOCK_RETRIES) return undefined;
+    await new Promise((done) => setTimeout(done, EMPTY_LOCK_RETRY_MS));
+  }
+}

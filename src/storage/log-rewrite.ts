@@ -1,0 +1,74 @@
+// The new log a compaction builds beside the old one: the snapshot's records, then the batches
+// flushed meanwhile, then a full fsync. Written in chunks, so that a large store never needs its whole
+// log in one buffer. The journal renames it over the log and syncs the directory (journal.ts).
+
+import { encodeRecord } from './log-format.js';
+import type { StorageFile, StorageFs } from './storage-fs.js';
+import { writeAll } from './storage-fs.js';
+
+/** Bytes gathered before each write of a rewrite: large enough to amortise the calls, small enough to stay out of the way. */
+const REWRITE_CHUNK_BYTES = 1 << 20;
+
+/** A temporary log being written; `commit` makes it durable, `abandon` removes it. */
+export class TempLog {
+  readonly #fs: StorageFs;
+  readonly #path: string;
+  #file: StorageFile | null;
+  /** Bytes written so far. */
+  bytes = 0;
+
+  private constructor(fs: StorageFs, path: string, file: StorageFile) {
+    this.#fs = fs;
+    this.#path = path;
+    this.#file = file;
+  }
+
+  /** Creates (or empties) `path` and writes the records of `payloads`, calling `checkpoint` between chunks (it may throw to stop). */
+  static async create(fs: StorageFs, path: string, payloads: readonly string[], checkpoint: () => void): Promise<TempLog> {
+    const temp = new TempLog(fs, path, await fs.open(path, 'w'));
+    try {
+      let chunk: string[] = [];
+      let chunkLength = 0;
+      for (const payload of payloads) {
+        const line = encodeRecord(payload);
+        chunk.push(line);
+        chunkLength += line.length;
+        if (chunkLength >= REWRITE_CHUNK_BYTES) {
+          await temp.append(Buffer.from(chunk.join('')));
+          checkpoint();
+          chunk = [];
+          chunkLength = 0;
+        }
+      }
+      if (chunk.length > 0) await temp.append(Buffer.from(chunk.join('')));
+    } catch (error) {
+      await temp.abandon();
+      throw error;
+    }
+    return temp;
+  }
+
+  /** Appends bytes that are already framed records. */
+  async append(data: Buffer): Promise<void> {
+    if (this.#file === null) throw new Error(`${this.#path} is no longer open`);
+    await writeAll(this.#file, data);
+    this.bytes += data.length;
+  }
+
+  /** fsyncs and closes the file: it is complete on disk before it may replace the log. */
+  async commit(): Promise<void> {
+    if (this.#file === null) throw new Error(`${this.#path} is no longer open`);
+    const file = this.#file;
+    await file.sync();
+    this.#file = null;
+    await file.close();
+  }
+
+  /** Closes and removes the file, ignoring failures: a leftover is removed at the next open anyway. */
+  async abandon(): Promise<void> {
+    const file = this.#file;
+    this.#file = null;
+    await file?.close().catch(() => {});
+    await this.#fs.unlink(this.#path).catch(() => {});
+  }
+}

@@ -1,0 +1,152 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { StorageUnavailableError, CorruptLogError } from '../../src/storage/errors.js';
+import { encodeRecord } from '../../src/storage/log-format.js';
+import { MemoryFs } from '../../src/storage/memory-fs.js';
+import type { FsOp } from '../../src/storage/memory-fs.js';
+import { openJournal } from '../../src/storage/open-journal.js';
+import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/storage-journal.js';
+
+function countCalls(fs: MemoryFs): Map<FsOp, number> {
+  const counts = new Map<FsOp, number>();
+  fs.onCall = (op) => counts.set(op, (counts.get(op) ?? 0) + 1);
+  return counts;
+}
+
+test('opening an empty directory creates it, the lock and an empty log', async () => {
+  const { journal, replayed, fs } = await openTestJournal();
+  assert.deepEqual(replayed, { payloads: [] });
+  assert.deepEqual(fs.list(DATA_DIR).sort(), ['LOCK', 'animals.log']);
+  assert.equal(fs.peek(`${DATA_DIR}/LOCK`)?.toString(), `${process.pid}\n`);
+  assert.equal(journal.writable, true);
+  assert.deepEqual(journal.stats, { bytes: 0, records: 0 });
+  await journal.close();
+  assert.deepEqual(fs.list(DATA_DIR), ['animals.log']);
+});
+
+test('appended records are on file in order, and a reopened journal replays them', async () => {
+  const { journal, fs } = await openTestJournal();
+  await journal.append(pet(1));
+  await journal.append(pet(2));
+  assert.deepEqual(journal.stats, { bytes: Buffer.byteLength(encodeRecord(pet(1)) + encodeRecord(pet(2))), records: 2 });
+  await journal.close();
+  const again = await openTestJournal({ fs });
+  assert.deepEqual(again.replayed.payloads, [pet(1), pet(2)]);
+  assert.deepEqual(again.journal.stats, journal.stats);
+  await again.journal.close();
+});
+
+test('an acknowledged append under always survives a power loss, even in a brand-new log', async () => {
+  const { journal, fs } = await openTestJournal();
+  await journal.append(pet(1));
+  const after = fs.powerLoss();
+  const reopened = await openTestJournal({ fs: after });
+  assert.deepEqual(reopened.replayed.payloads, [pet(1)]);
+  assert.ok(reopened.warnings.some((w) => /stale lock/.test(w)), 'our own pid in a lock we do not hold is stale');
+  await reopened.journal.close();
+});
+
+test('concurrent appends share flushes: fewer datasyncs than appends, all resolved, file order = append order', async () => {
+  const { journal, fs } = await openTestJournal();
+  const counts = countCalls(fs);
+  const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+  await Promise.all(ids.map((id) => journal.append(pet(id))));
+  assert.ok((counts.get('datasync') ?? 0) < ids.length / 2, `datasyncs: ${counts.get('datasync')}`);
+  assert.equal(counts.get('datasync'), counts.get('write'), 'one write per flush when no write is short');
+  assert.deepEqual(payloadsOnFile(fs), ids.map(pet));
+  await journal.close();
+});
+
+test("under 'never' appends resolve after the write; close fsyncs them", async () => {
+  const { journal, fs } = await openTestJournal({ durability: 'never' });
+  const counts = countCalls(fs);
+  await Promise.all([1, 2, 3].map((id) => journal.append(pet(id))));
+  assert.equal(counts.get('datasync') ?? 0, 0);
+  assert.deepEqual(fs.powerLossImage().peek(LOG_PATH)?.length, 0);
+  await journal.close();
+  assert.equal(counts.get('datasync'), 1);
+  assert.deepEqual(payloadsOnFile(fs.powerLossImage()), [1, 2, 3].map(pet));
+});
+
+test("under 'interval' a timer fsyncs what was written", async () => {
+  const { journal, fs } = await openTestJournal({ durability: 'interval', intervalMs: 1 });
+  const counts = countCalls(fs);
+  await journal.append(pet(1));
+  assert.equal(counts.get('datasync') ?? 0, 0);
+  for (let i = 0; i < 1000 && (counts.get('datasync') ?? 0) === 0; i += 1) await new Promise((r) => setTimeout(r, 1));
+  assert.equal(counts.get('datasync'), 1, 'synced once; idle ticks do not sync again');
+  assert.deepEqual(payloadsOnFile(fs.powerLossImage()), [pet(1)]);
+  await journal.close();
+});
+
+test('a torn last record is cut off with a warning naming the file and the byte offset', async () => {
+  const fs = new MemoryFs();
+  const good = encodeRecord(pet(1));
+  fs.setFile(LOG_PATH, good + encodeRecord(pet(2)).slice(0, 10));
+  const { journal, replayed, warnings } = await openTestJournal({ fs });
+  const offset = Buffer.byteLength(good);
+  assert.deepEqual(replayed, { payloads: [pet(1)], tornTail: { offset, text: encodeRecord(pet(2)).slice(0, 10) } });
+  assert.ok(warnings.some((w) => w.includes(LOG_PATH) && w.includes(`byte offset ${offset}`)), warnings.join('\n'));
+  assert.equal(fs.powerLossImage().peek(LOG_PATH)?.toString(), good, 'the cut is durable');
+  await journal.append(pet(3));
+  await journal.close();
+  assert.deepEqual(payloadsOnFile(fs), [pet(1), pet(3)]);
+});
+
+test('damage before the tail refuses to open, names file and line, and leaves the file and lock alone', async () => {
+  const fs = new MemoryFs();
+  const text = encodeRecord(pet(1)) + encodeRecord(pet(2)).replace('pet 2', 'pet X') + encodeRecord(pet(3));
+  fs.setFile(LOG_PATH, text);
+  await assert.rejects(openTestJournal({ fs }), (error: unknown) => {
+    assert.ok(error instanceof CorruptLogError);
+    assert.match(error.message, /\/data\/animals\.log: line 2 /);
+    return true;
+  });
+  assert.equal(fs.peek(LOG_PATH)?.toString(), text);
+  assert.deepEqual(fs.list(DATA_DIR), ['animals.log'], 'the lock was released');
+});
+
+test('a temporary file left by an unfinished compaction is removed at open', async () => {
+  const fs = new MemoryFs();
+  fs.setFile(LOG_PATH, encodeRecord(pet(1)));
+  fs.setFile(`${LOG_PATH}.compacting`, encodeRecord(pet(9)));
+  const { journal, replayed, warnings } = await openTestJournal({ fs });
+  assert.deepEqual(replayed.payloads, [pet(1)]);
+  assert.ok(!fs.list(DATA_DIR).includes('animals.log.compacting'));
+  assert.ok(warnings.some((w) => w.includes('compaction')));
+  await journal.close();
+});
+
+test('after close, appends are refused with StorageUnavailableError; close is idempotent', async () => {
+  const { journal } = await openTestJournal();
+  const pending = journal.append(pet(1));
+  const closed = journal.close();
+  assert.equal(journal.writable, false);
+  await assert.rejects(journal.append(pet(2)), (e: unknown) => e instanceof StorageUnavailableError && e.code === 'ECLOSED');
+  await pending; // queued before close: flushed by it
+  await closed;
+  await journal.close();
+  await assert.rejects(journal.compact(() => []), StorageUnavailableError);
+});
+
+test('a payload that would break the framing is refused with TypeError', async () => {
+  const { journal } = await openTestJournal();
+  await assert.rejects(journal.append('{"a":\n1}'), TypeError);
+  await assert.rejects(journal.append(''), TypeError);
+  await journal.close();
+});
+
+test('bad options are TypeErrors naming the option', async () => {
+  const fs = new MemoryFs();
+  await assert.rejects(openJournal({ dir: '', fs }), /options\.dir/);
+  await assert.rejects(openJournal({ dir: DATA_DIR, fs, fileName: '../x' }), /options\.fileName/);
+  await assert.rejects(openJournal({ dir: DATA_DIR, fs, durability: 'sometimes' as 'never' }), /options\.durability/);
+  await assert.rejects(openJournal({ dir: DATA_DIR, fs, intervalMs: 0 }), /options\.intervalMs/);
+});
+
+test('the log can have another name', async () => {
+  const { journal, fs } = await openTestJournal({ fileName: 'orders.log' });
+  await journal.append(pet(1));
+  await journal.close();
+  assert.deepEqual(payloadsOnFile(fs, `${DATA_DIR}/orders.log`), [pet(1)]);
+});
