@@ -245,7 +245,7 @@ function durableLog(journal: Journal, stateOf: () => StoreState, compactMinRecor
     if (compacting || records < compactMinRecords || records < 2 * stateOf().liveRecords) return;
     compacting = true;
     journal.compact(() => stateOf().snapshot())
-      .catch((error: unknown) => log(`compaction failed, the log is unchanged: ${(error as Error).message}`))
+      .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
       .finally(() => { compacting = false; });
   };
   return {
