@@ -32,7 +32,7 @@ export interface Settings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
-  /** The log is compacted once it holds at least this many records and twice what a snapshot would. */
+  /** The log is compacted once at least this many of its records are superseded, and a third of it or more. */
   compactMinRecords: number;
 }
 
@@ -73,7 +73,7 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For.' },
   { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
   { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
-  { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log from this many records, once half of them are superseded.' },
+  { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
 ];
 

@@ -235,14 +235,15 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The journal as the store's change log: a write it cannot make durable is `503 unavailable`, and
- * once the log holds more than twice the records a snapshot would (superseded order and pet states,
- * expired Idempotency-Key answers), it is compacted in the background.
+ * once at least `compactMinRecords` records of the log are superseded (old order and pet states,
+ * expired Idempotency-Key answers) and they are a third of it or more, it is compacted in the background.
  */
 function durableLog(journal: Journal, stateOf: () => StoreState, compactMinRecords: number, log: (line: string) => void): ChangeLog {
   let compacting = false;
   const compactIfWorthIt = (): void => {
     const { records } = journal.stats;
-    if (compacting || records < compactMinRecords || records < 2 * stateOf().liveRecords) return;
+    const superseded = records - stateOf().liveRecords;
+    if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
     compacting = true;
     journal.compact(() => stateOf().snapshot())
       .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))

@@ -58,7 +58,7 @@ test('orders and idempotent replays survive SIGKILL during writes and compaction
   const replays: Acknowledged[] = [];
   try {
     for (let cycle = 0; cycle <= CYCLES; cycle++) {
-      const child = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--compact-min-records', '300'], ENV);
+      const child = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--compact-min-records', '100'], ENV);
       const apiUrl = await waitForListening(child);
       const agent = new Agent({ connections: WORKERS });
       const presentPets = await listAll<Pet>(apiUrl, agent, '/pets');
@@ -97,7 +97,16 @@ test('orders and idempotent replays survive SIGKILL during writes and compaction
             if (placed.status !== 201) continue;
             if (replays.length < 80) replays.push({ path: '/store/orders', key: `order-${n}`, body: orderBody, answer: placed.text });
             const order = JSON.parse(placed.text) as Order;
-            if (serial % 3 === 0) await send(apiUrl, agent, 'DELETE', `/store/orders/${order.id}`);
+            if (serial % 3 === 0) {
+              // Churn: superseded records, so compaction runs (and gets killed) while writes go on.
+              let current = order;
+              for (let round = 0; round < 4; round++) {
+                await send(apiUrl, agent, 'DELETE', `/store/orders/${current.id}`);
+                const again = await send(apiUrl, agent, 'POST', '/store/orders', orderBody);
+                if (again.status !== 201) break;
+                current = JSON.parse(again.text) as Order;
+              }
+            }
             else if (serial % 3 === 1) await send(apiUrl, agent, 'PATCH', `/store/orders/${order.id}`, '{"status":"delivered"}');
           } catch {
             return; // The process is gone.
