@@ -2,7 +2,7 @@
 // default and meaning. The CLI, `--help` and the README's configuration table all come from it.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
 /** How a setting's text (flag or environment) becomes a value. */
-type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean';
+type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list';
 
 /** One setting of the table. */
 export interface Setting {
@@ -34,6 +34,14 @@ export interface Settings {
   keepAliveTimeoutMs: number;
   /** The log is compacted once at least this many of its records are superseded, and a third of it or more. */
   compactMinRecords: number;
+  /** API requests in flight at once; more get a fast 503 instead of a growing queue. */
+  maxInFlight: number;
+  /** Open connections at once; Node closes further ones on arrival. */
+  maxConnections: number;
+  /** Largest request head (request line and headers), in bytes; 431 above. */
+  maxHeaderBytes: number;
+  /** Origins allowed by CORS; none (CORS off) by default. */
+  corsOrigins: string[];
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -55,6 +63,11 @@ export const DEFAULT_SETTINGS: Settings = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   compactMinRecords: 10_000,
+  maxInFlight: 1024,
+  maxConnections: 10_000,
+  // Node's default (16 KiB), which CONTRACT.md section 2 names for 431.
+  maxHeaderBytes: 16 * 1024,
+  corsOrigins: [],
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -73,6 +86,10 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For.' },
   { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
   { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
+  { option: 'maxInFlight', flag: '--max-in-flight', env: 'ANIMAL_STORE_MAX_IN_FLIGHT', kind: 'integer', description: 'API requests in flight at once; more get an immediate 503.' },
+  { option: 'maxConnections', flag: '--max-connections', env: 'ANIMAL_STORE_MAX_CONNECTIONS', kind: 'integer', description: 'Open connections at once; more are closed on arrival.' },
+  { option: 'maxHeaderBytes', flag: '--max-header-bytes', env: 'ANIMAL_STORE_MAX_HEADER_BYTES', kind: 'integer', description: 'Largest request head, in bytes (431 above).' },
+  { option: 'corsOrigins', flag: '--cors-origins', env: 'ANIMAL_STORE_CORS_ORIGINS', kind: 'list', description: 'Comma-separated origins allowed by CORS (off when empty).' },
   { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
 ];
@@ -102,6 +119,8 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (text === 'true' || text === '1' || text === '') return true;
       if (text === 'false' || text === '0') return false;
       throw new TypeError(`${source} must be true or false, not "${text}"`);
+    case 'list':
+      return text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
     case 'path':
     case 'string':
       if (text.length === 0) throw new TypeError(`${source} must not be empty`);
@@ -121,13 +140,16 @@ export function resolveSettings(options: Partial<Settings>): Settings {
   if (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) {
     throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(basePath)}`);
   }
-  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords'] as const) {
+  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords', 'maxInFlight', 'maxConnections', 'maxHeaderBytes'] as const) {
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1) throw new TypeError(`option ${name} must be a positive whole number`);
   }
   if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new TypeError('option port must be a whole number from 0 to 65535');
   if (!['always', 'interval', 'never'].includes(settings.durability)) throw new TypeError('option durability must be "always", "interval" or "never"');
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
     if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
+  }
+  if (!Array.isArray(settings.corsOrigins) || settings.corsOrigins.some((origin) => typeof origin !== 'string')) {
+    throw new TypeError('option corsOrigins must be a list of origins such as ["https://app.example.com"]');
   }
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');

@@ -14,6 +14,7 @@ import { KeyRing } from './auth/key-ring.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
 import { onClientError } from './http/client-errors.js';
+import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import type { Operation } from './http/operation.js';
 import { Router } from './http/router.js';
@@ -152,6 +153,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     maxBodyBytes: settings.maxBodyBytes,
     maxUrlBytes: settings.maxUrlBytes,
     trustProxy: settings.trustProxy,
+    maxInFlight: settings.maxInFlight,
+    cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
     openapiJson: JSON.stringify(buildOpenApi(settings)),
     isAccepting: () => accepting,
     logError: (requestId, error) => {
@@ -181,10 +184,12 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       headersTimeout: settings.headersTimeoutMs,
       requestTimeout: settings.requestTimeoutMs,
       keepAliveTimeout: settings.keepAliveTimeoutMs,
+      maxHeaderSize: settings.maxHeaderBytes,
       // Node checks the two timeouts above only this often (30 s by default): check every second so
       // a slow client is cut off on time.
       connectionsCheckingInterval: 1000,
     }, handler);
+    server.maxConnections = settings.maxConnections;
     server.on('clientError', onClientError);
     const host = listenOptions.host ?? settings.host;
     await new Promise<void>((done, fail) => {

@@ -14,6 +14,7 @@ import { readJsonBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
 import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
+import type { CorsPolicy } from './cors.js';
 import { countHeader } from './headers.js';
 import { splitTarget } from './request-target.js';
 import type { Router } from './router.js';
@@ -28,6 +29,10 @@ export interface DispatchContext {
   maxBodyBytes: number;
   maxUrlBytes: number;
   trustProxy: boolean;
+  /** API requests allowed in flight at once; more are refused at once with 503 (issue 8: no growing queue). */
+  maxInFlight: number;
+  /** The CORS policy, when origins are configured. */
+  cors: CorsPolicy | undefined;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
   /** False once a graceful stop has begun: /healthz answers 503 and new API requests too. */
@@ -49,8 +54,9 @@ export function requestIdOf(header: string | string[] | undefined): string {
 
 /** Builds the `(req, res)` listener. */
 export function createDispatcher(context: DispatchContext): (req: IncomingMessage, res: ServerResponse) => void {
-  const { basePath, router, limiter, clock } = context;
+  const { basePath, router, limiter, clock, cors } = context;
   const openapiPath = `${basePath}/openapi.json`;
+  let inFlight = 0;
 
   const answerOperational = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, body: string, status = 200): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -63,7 +69,11 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
 
   const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string): Promise<void> => {
     let key: ApiKey | undefined;
+    inFlight++;
     try {
+      if (inFlight > context.maxInFlight) {
+        throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
+      }
       const address = clientAddress(req, context.trustProxy);
       const addressRefusal = limiter.checkAddress(address);
       if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
@@ -96,6 +106,8 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       context.onAnswered?.(req, answer.status, requestId, key);
     } catch (error) {
       answerError(req, res, headers, error, requestId, key);
+    } finally {
+      inFlight--;
     }
   };
 
@@ -124,6 +136,12 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       sendError(res, new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`), headers);
       return;
     }
+    if (cors !== undefined && cors.preflight(req, headers)) {
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+    cors?.decorate(req, headers);
     const { path, query } = splitTarget(url);
     if (path === '/healthz') {
       const accepting = context.isAccepting();

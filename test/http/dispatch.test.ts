@@ -24,7 +24,7 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
     basePath: '/v1', router, keys: new KeyRing([record]), limiter: new RateLimiter(clock), clock,
-    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, openapiJson: '{}',
+    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 10, cors: undefined, openapiJson: '{}',
     isAccepting: () => true,
     logError: (requestId, error) => logged.push({ requestId, error }),
   });
@@ -41,6 +41,43 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
     assert.equal(logged.length, 1);
     assert.equal(logged[0]?.requestId, 'req-42');
   } finally {
+    server.close();
+  }
+});
+
+test('beyond the in-flight bound a request gets an immediate 503 with Retry-After, and service resumes after', async () => {
+  let release: (() => void) | undefined;
+  const router = new Router<Operation>().add('GET', '/slow', {
+    method: 'GET', path: '/slow', operationId: 'slow',
+    handle: () => new Promise((resolve) => { release = () => resolve({ status: 200, body: '{}' }); }),
+  });
+  const clock = new ManualClock(Date.UTC(2027, 0, 1));
+  const handler = createDispatcher({
+    basePath: '/v1', router, keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]), limiter: new RateLimiter(clock), clock,
+    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 1, cors: undefined, openapiJson: '{}',
+    isAccepting: () => true, logError: () => {},
+  });
+  const server = createServer(handler).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/v1/slow`;
+    const headers = { authorization: `Bearer ${KEY}` };
+    const first = request(url, { headers });
+    while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
+    const second = await request(url, { headers });
+    assert.equal(second.statusCode, 503);
+    assert.equal(second.headers['retry-after'], '1');
+    assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
+    release();
+    assert.equal((await first).statusCode, 200);
+    release = undefined;
+    const third = request(url, { headers });
+    while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
+    release();
+    assert.equal((await third).statusCode, 200);
+  } finally {
+    server.closeAllConnections();
     server.close();
   }
 });

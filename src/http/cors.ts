@@ -1,0 +1,47 @@
+// CORS (Fetch standard, "CORS protocol"): off unless origins are configured. For an allowed Origin,
+// answers carry Access-Control-Allow-Origin and expose the headers a browser client needs (rate
+// limits, paging, request id); a preflight (OPTIONS with Access-Control-Request-Method) is answered
+// 204 before authentication, since browsers send preflights without credentials.
+import type { IncomingMessage } from 'node:http';
+import type { HeaderBag } from './answers.js';
+
+const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+const EXPOSED_HEADERS = [
+  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy',
+  'Retry-After', 'Link', 'X-Next', 'X-Total-Count', 'Location', 'Idempotent-Replayed', 'Deprecation', 'Sunset', 'WWW-Authenticate',
+].join(', ');
+/** How long a browser may cache a preflight answer, in seconds (Chromium caps it at 7200). */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** The CORS policy of an allow-list of origins (exact `scheme://host[:port]` matches). */
+export class CorsPolicy {
+  readonly #origins: ReadonlySet<string>;
+
+  constructor(origins: readonly string[]) {
+    for (const origin of origins) {
+      if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new TypeError(`CORS origin must look like https://app.example.com (no path), not "${origin}"`);
+    }
+    this.#origins = new Set(origins);
+  }
+
+  /** Adds the CORS headers of an answer to `req` (none when its Origin is not allowed). */
+  decorate(req: IncomingMessage, headers: HeaderBag): boolean {
+    const origin = req.headers.origin;
+    headers.vary = 'Origin';
+    if (origin === undefined || !this.#origins.has(origin)) return false;
+    headers['access-control-allow-origin'] = origin;
+    headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+    return true;
+  }
+
+  /** Is `req` a CORS preflight from an allowed origin? Then `headers` are filled for the 204 answer. */
+  preflight(req: IncomingMessage, headers: HeaderBag): boolean {
+    if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) return false;
+    if (!this.decorate(req, headers)) return false;
+    headers['access-control-allow-methods'] = ALLOWED_METHODS;
+    headers['access-control-allow-headers'] = ALLOWED_HEADERS;
+    headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_SECONDS);
+    return true;
+  }
+}
