@@ -1,8 +1,9 @@
 // Every setting of the service in one table: its library option, CLI flag, environment variable,
 // default and meaning. The CLI, `--help` and the README's configuration table all come from it.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+import { LOG_LEVELS, type LogLevel } from './logger.js';
 /** How a setting's text (flag or environment) becomes a value. */
-type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list';
+type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list' | 'logLevel';
 
 /** One setting of the table. */
 export interface Setting {
@@ -42,6 +43,8 @@ export interface Settings {
   maxHeaderBytes: number;
   /** Origins allowed by CORS; none (CORS off) by default. */
   corsOrigins: string[];
+  /** Lowest level logged: debug, info (with the access log), warn, error or silent. */
+  logLevel: LogLevel;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -68,6 +71,8 @@ export const DEFAULT_SETTINGS: Settings = {
   // Node's default (16 KiB), which CONTRACT.md section 2 names for 431.
   maxHeaderBytes: 16 * 1024,
   corsOrigins: [],
+  // Embedded, the host program logs; the CLI defaults to info (with the access log).
+  logLevel: 'warn',
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -90,6 +95,7 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'maxConnections', flag: '--max-connections', env: 'ANIMAL_STORE_MAX_CONNECTIONS', kind: 'integer', description: 'Open connections at once; more are closed on arrival.' },
   { option: 'maxHeaderBytes', flag: '--max-header-bytes', env: 'ANIMAL_STORE_MAX_HEADER_BYTES', kind: 'integer', description: 'Largest request head, in bytes (431 above).' },
   { option: 'corsOrigins', flag: '--cors-origins', env: 'ANIMAL_STORE_CORS_ORIGINS', kind: 'list', description: 'Comma-separated origins allowed by CORS (off when empty).' },
+  { option: 'logLevel', flag: '--log-level', env: 'ANIMAL_STORE_LOG_LEVEL', kind: 'logLevel', description: 'debug, info (access log), warn, error or silent.' },
   { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
 ];
@@ -119,6 +125,9 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (text === 'true' || text === '1' || text === '') return true;
       if (text === 'false' || text === '0') return false;
       throw new TypeError(`${source} must be true or false, not "${text}"`);
+    case 'logLevel':
+      if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new TypeError(`${source} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`);
+      return text as LogLevel;
     case 'list':
       return text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
     case 'path':
@@ -151,6 +160,7 @@ export function resolveSettings(options: Partial<Settings>): Settings {
   if (!Array.isArray(settings.corsOrigins) || settings.corsOrigins.some((origin) => typeof origin !== 'string')) {
     throw new TypeError('option corsOrigins must be a list of origins such as ["https://app.example.com"]');
   }
+  if (!LOG_LEVELS.includes(settings.logLevel)) throw new TypeError(`option logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

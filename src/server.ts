@@ -19,6 +19,7 @@ import { createDispatcher } from './http/dispatch.js';
 import type { Operation } from './http/operation.js';
 import { Router } from './http/router.js';
 import { RateLimiter, PLAN_LIMITS, type LimiterOptions } from './limits/index.js';
+import { createLogger, type Logger } from './logger.js';
 import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
 import { petOperations } from './pets/operations.js';
@@ -36,8 +37,8 @@ export interface AnimalStoreOptions extends Partial<Settings> {
   createFirstKey?: boolean;
   clock?: Clock;
   limits?: LimiterOptions;
-  /** Where operational messages go (one line each); default stderr. */
-  log?: (line: string) => void;
+  /** Where operational messages and the access log go; default: warnings and errors as JSON lines on stderr. */
+  logger?: Logger;
 }
 
 /** A running animal store: its listener, its data, and how to stop it. */
@@ -66,7 +67,8 @@ const CLOSE_GRACE_MS = 10_000;
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
   const settings = resolveSettings(options);
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = options.logger ?? createLogger({ level: settings.logLevel });
+  const log = (line: string): void => logger.warn(line);
   const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
   const limiter = new RateLimiter(clock, options.limits);
   const dataDir = settings.dataDir === undefined ? undefined : resolve(settings.dataDir);
@@ -159,8 +161,9 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     isAccepting: () => accepting,
     logError: (requestId, error) => {
       const detail = error instanceof Error ? error.stack ?? error.message : String(error);
-      log(JSON.stringify({ level: 'error', msg: 'unhandled error', requestId, error: detail }));
+      logger.error('unhandled error', { requestId, error: detail });
     },
+    accessLog: logger.access,
   });
 
   let closing: Promise<void> | undefined;

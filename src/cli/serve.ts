@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
 import { parseSettingText, SETTINGS, type Settings } from '../config.js';
+import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../server.js';
 import { asUsage, UsageError } from './usage-error.js';
 
@@ -31,7 +32,7 @@ export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
   const parsed = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false });
   const values = parsed.values as Record<string, string | boolean | undefined>;
-  const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR };
+  const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
   for (const setting of SETTINGS) {
     const flag = values[setting.flag.slice(2)];
     const text = typeof flag === 'string' ? flag : env[setting.env];
@@ -49,7 +50,9 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
     print(SERVE_HELP);
     return;
   }
-  const app = await createAnimalStore(options).catch((error: unknown) => {
+  // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
+  const logger = createLogger({ level: options.logLevel ?? 'info', write: (line) => process.stdout.write(line), pretty: process.stdout.isTTY === true });
+  const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw error;
   });

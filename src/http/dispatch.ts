@@ -40,7 +40,17 @@ export interface DispatchContext {
   /** Where bugs are reported, with the request id. */
   logError(requestId: string, error: unknown): void;
   /** Called once per answered request, for the access log. */
-  onAnswered?: (req: IncomingMessage, status: number, requestId: string, key: ApiKey | undefined) => void;
+  accessLog?: ((entry: AccessEntry) => void) | undefined;
+}
+
+/** One line of the access log: never the key, never the query string (a key might be sent there). */
+export interface AccessEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  keyId: string | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -54,7 +64,13 @@ export function requestIdOf(header: string | string[] | undefined): string {
 
 /** Builds the `(req, res)` listener. */
 export function createDispatcher(context: DispatchContext): (req: IncomingMessage, res: ServerResponse) => void {
-  const { basePath, router, limiter, clock, cors } = context;
+  const { basePath, router, limiter, clock, cors, accessLog } = context;
+
+  const logAccess = (req: IncomingMessage, res: ServerResponse, requestId: string, path: string, startedMs: number, key: ApiKey | undefined): void => {
+    if (accessLog === undefined) return;
+    const durationMs = Math.round((performance.now() - startedMs) * 1000) / 1000;
+    accessLog({ requestId, method: req.method ?? '', path, status: res.statusCode, durationMs, keyId: key?.id });
+  };
   const openapiPath = `${basePath}/openapi.json`;
   let inFlight = 0;
 
@@ -67,7 +83,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     sendJson(res, status, body, headers);
   };
 
-  const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string): Promise<void> => {
+  const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string, startedMs: number): Promise<void> => {
     let key: ApiKey | undefined;
     inFlight++;
     try {
@@ -103,15 +119,15 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       const answer = await operation.handle({ params: match.params, query, body, key, headers: req.headers, idempotency });
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);
-      context.onAnswered?.(req, answer.status, requestId, key);
     } catch (error) {
-      answerError(req, res, headers, error, requestId, key);
+      answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
+      logAccess(req, res, requestId, path, startedMs, key);
     }
   };
 
-  const answerError = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, error: unknown, requestId: string, key: ApiKey | undefined): void => {
+  const answerError = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, error: unknown, requestId: string): void => {
     if (error instanceof ClientGoneError) {
       res.destroy();
       return;
@@ -125,20 +141,22 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     // A body left unread (refused before or while reading it) is not drained: the connection closes.
     if (!req.complete) headers.connection = 'close';
     sendError(res, apiError, headers);
-    context.onAnswered?.(req, apiError.status, requestId, key);
   };
 
   return (req: IncomingMessage, res: ServerResponse): void => {
+    const startedMs = accessLog === undefined ? 0 : performance.now();
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers: HeaderBag = { 'x-request-id': requestId };
     const url = req.url ?? '/';
     if (url.length > context.maxUrlBytes) {
       sendError(res, new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`), headers);
+      logAccess(req, res, requestId, '(too long)', startedMs, undefined);
       return;
     }
     if (cors !== undefined && cors.preflight(req, headers)) {
       res.writeHead(204, headers);
       res.end();
+      logAccess(req, res, requestId, '(preflight)', startedMs, undefined);
       return;
     }
     cors?.decorate(req, headers);
@@ -149,10 +167,12 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     } else if (path === openapiPath) {
       answerOperational(req, res, headers, context.openapiJson);
     } else if (path === basePath || path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47 /* "/" */) {
-      void serveApi(req, res, headers, path, query, requestId);
+      void serveApi(req, res, headers, path, query, requestId, startedMs);
+      return;
     } else {
       sendError(res, new ApiError('not_found', `Nothing is served at ${path}; the API lives under ${basePath}`), headers);
     }
+    logAccess(req, res, requestId, path, startedMs, undefined);
   };
 }
 

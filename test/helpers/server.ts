@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request, type Dispatcher } from 'undici';
+import { QUIET_LOGGER } from '../../src/logger.js';
 import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../../src/server.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
@@ -23,7 +24,7 @@ export async function startServer(options: AnimalStoreOptions & { onDisk?: boole
   const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'animal-store-test-')) : undefined;
   const app = await createAnimalStore({
     keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }],
-    log: () => {},
+    logger: QUIET_LOGGER,
     durability: 'never',
     ...(dataDir !== undefined && { dataDir }),
     ...rest,

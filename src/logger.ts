@@ -1,0 +1,57 @@
+// Operational logging: JSON lines (one object per line, for log shippers), or a short human form for
+// a terminal. The access log records request id, method, path (never the query: a key might be sent
+// there), status, duration and key id (never the key).
+import type { AccessEntry } from './http/dispatch.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Where the service reports what happens to it. */
+export interface Logger {
+  error(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  /** One answered request; undefined when the access log is off (below `info`). */
+  readonly access: ((entry: AccessEntry) => void) | undefined;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Receives each line, newline included. */
+  write?: (line: string) => void;
+  /** Human-readable lines (for a terminal) instead of JSON. */
+  pretty?: boolean;
+  now?: () => number;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** A logger writing lines at or above `level`. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  if (!LOG_LEVELS.includes(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not "${String(level)}"`);
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const now = options.now ?? Date.now;
+  const pretty = options.pretty ?? false;
+  const emit = (at: LogLevel, msg: string, fields: Record<string, unknown> = {}): void => {
+    if (RANK[at] < RANK[level]) return;
+    const time = new Date(now()).toISOString();
+    if (pretty) {
+      const extra = Object.entries(fields).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
+      write(`${time.slice(11, 23)} ${at.toUpperCase().padEnd(5)} ${msg}${extra === '' ? '' : ` ${extra}`}\n`);
+    } else {
+      write(`${JSON.stringify({ time, level: at, msg, ...fields })}\n`);
+    }
+  };
+  return {
+    error: (msg, fields) => emit('error', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    info: (msg, fields) => emit('info', msg, fields),
+    access: RANK.info < RANK[level] ? undefined : pretty
+      ? (entry) => emit('info', `${entry.method} ${entry.path} ${entry.status} ${entry.durationMs}ms`, { key: entry.keyId ?? '-', id: entry.requestId })
+      : (entry) => emit('info', 'request', { ...entry }),
+  };
+}
+
+/** A logger that writes nothing: the default of embedded use, where the host program logs. */
+export const QUIET_LOGGER: Logger = createLogger({ level: 'silent' });

@@ -1,0 +1,48 @@
+// Issue 7: one access line per request, with request id, method, path, status, duration and key id:
+// never the key, never the query string (a key may be sent there by mistake).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../src/logger.js';
+import { call, startServer, TEST_KEY } from '../helpers/server.js';
+
+test('each request is logged once as a JSON line without the key or the query', async () => {
+  const lines: string[] = [];
+  const server = await startServer({ logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
+  try {
+    await call(server, 'GET', `/v1/pets?limit=5&api_key=${TEST_KEY}`, { headers: { 'x-request-id': 'req-1' } });
+    await call(server, 'GET', '/v1/pets', { headers: { authorization: 'Bearer not-a-valid-key-000000', 'x-request-id': 'req-2' } });
+    await call(server, 'GET', '/healthz', { headers: { 'x-request-id': 'req-3' } });
+    await call(server, 'POST', '/v1/pets', { json: { name: 'x', categoryId: 1 }, headers: { 'x-request-id': 'req-4' } });
+    await call(server, 'GET', '/nowhere', { headers: { 'x-request-id': 'req-5' } });
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(entries.map((entry) => [entry.requestId, entry.method, entry.path, entry.status]), [
+      ['req-1', 'GET', '/v1/pets', 200], ['req-2', 'GET', '/v1/pets', 401], ['req-3', 'GET', '/healthz', 200],
+      ['req-4', 'POST', '/v1/pets', 201], ['req-5', 'GET', '/nowhere', 404],
+    ]);
+    for (const entry of entries) {
+      assert.equal(entry.level, 'info');
+      assert.equal(typeof entry.durationMs, 'number');
+      assert.match(String(entry.time), /^\d{4}-\d\d-\d\dT/);
+    }
+    assert.match(String(entries[0]?.keyId), /^cfg_[0-9a-f]{8}$/);
+    assert.equal(entries[1]?.keyId, undefined);
+    assert.ok(!lines.join('').includes(TEST_KEY), 'the key is never logged');
+    assert.ok(!lines.join('').includes('not-a-valid-key'), 'a wrong key is never logged either');
+  } finally {
+    await server.close();
+  }
+});
+
+test('levels filter lines, and the pretty form is one short line', () => {
+  const lines: string[] = [];
+  const quiet = createLogger({ level: 'error', write: (line) => lines.push(line) });
+  quiet.warn('not shown');
+  quiet.error('shown', { code: 7 });
+  assert.equal(quiet.access, undefined);
+  assert.equal(lines.length, 1);
+  assert.deepEqual(JSON.parse(lines[0] as string).code, 7);
+  const pretty = createLogger({ level: 'info', pretty: true, write: (line) => lines.push(line), now: () => Date.UTC(2027, 0, 1, 12, 0, 0) });
+  pretty.access?.({ requestId: 'r', method: 'GET', path: '/v1/pets', status: 200, durationMs: 0.5, keyId: 'key_1' });
+  assert.equal(lines[1], '12:00:00.000 INFO  GET /v1/pets 200 0.5ms key=key_1 id=r\n');
+  assert.throws(() => createLogger({ level: 'loud' as 'info' }), TypeError);
+});
