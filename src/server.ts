@@ -188,6 +188,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       requestTimeout: settings.requestTimeoutMs,
       keepAliveTimeout: settings.keepAliveTimeoutMs,
       maxHeaderSize: settings.maxHeaderBytes,
+      // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
+      requireHostHeader: false,
       // Node checks the two timeouts above only this often (30 s by default): check every second so
       // a slow client is cut off on time.
       connectionsCheckingInterval: 1000,

@@ -148,6 +148,13 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers: HeaderBag = { 'x-request-id': requestId };
     const url = req.url ?? '/';
+    // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400.
+    if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && countHeader(req, 'host') !== 1) {
+      headers.connection = 'close';
+      sendError(res, new ApiError('bad_request', 'An HTTP/1.1 request must carry exactly one Host header (RFC 9112 section 3.2)'), headers);
+      logAccess(req, res, requestId, '(bad host)', startedMs, undefined);
+      return;
+    }
     if (url.length > context.maxUrlBytes) {
       sendError(res, new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`), headers);
       logAccess(req, res, requestId, '(too long)', startedMs, undefined);
