@@ -11,6 +11,7 @@ const HELP = `Usage: animal-store <command> [options]
 Commands:
   serve    Serve the API (the default command); animal-store serve --help
   keys     Create, list and revoke API keys; animal-store keys --help
+  bench    Load-test the API (autocannon-style); animal-store bench --help
 
 Options:
   --version  Print the version.
@@ -28,6 +29,9 @@ async function main(argv: readonly string[]): Promise<void> {
       return runServe(rest, process.env, print);
     case 'keys':
       return runKeys(rest, process.env, print);
+    case 'bench':
+      // Loaded on demand: serving never loads the bench code.
+      return (await import('./cli/bench.js')).runBench(rest, process.env, print);
     case '--version': {
       const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
       return print(`${version}\n`);
@@ -37,7 +41,7 @@ async function main(argv: readonly string[]): Promise<void> {
       return print(HELP);
     default:
       if (command.startsWith('-')) return runServe(argv, process.env, print);
-      throw new UsageError(`unknown command "${command}"; commands: serve, keys (see animal-store --help)`);
+      throw new UsageError(`unknown command "${command}"; commands: serve, keys, bench (see animal-store --help)`);
   }
 }
 

@@ -1,0 +1,207 @@
+// The measurements behind issue 6's targets, each on fresh local services in child processes:
+// service / baseline throughput (list, get, ...), deep page against first page, create with fsync
+// always against never, and list latency at half of the peak rate. Runs being compared alternate
+// (A B A B ...) so a slow drift of the machine (thermal, page cache, a neighbour) hits both alike,
+// and each side is warmed up first so neither pays for the JIT inside the window.
+import { request } from 'undici';
+import type { Durability } from './args.js';
+import { startBaseline, type CannedAnswer } from './baseline.js';
+import { startLocalService, type LocalService } from './local-service.js';
+import { runLoad, type LoadResult, type RequestSpec } from './load.js';
+import { halfOfPeakRate } from './pacing.js';
+import { targetOf } from './run.js';
+import { SCENARIOS, type LoadScenario, type PreparedScenario, type Target } from './scenarios.js';
+
+/** The load every comparison uses. */
+export interface CompareLoad {
+  connections: number;
+  pipelining: number;
+  /** Measured time per side, split over the rounds. */
+  durationMs: number;
+  rounds: number;
+  timeoutMs: number;
+  log(line: string): void;
+}
+
+/** Each side gets this long to warm up (JIT, connection set-up) before the measured rounds. */
+export const WARMUP_MS = 2000;
+/** Pets of the store the throughput checks run on (several pages: list answers a full page and a Link). */
+const SMALL_STORE_PETS = 1000;
+/** The store size of the deep-page target. */
+export const DEEP_STORE_PETS = 1_000_000;
+/** Issue 6: create is compared at 64 connections. */
+export const CREATE_CONNECTIONS = 64;
+
+type Side = (durationMs: number) => Promise<LoadResult>;
+
+/** A side that runs a prepared scenario against `origin` with the comparison's load. */
+function side(origin: string, prepared: PreparedScenario, scenario: LoadScenario, load: CompareLoad, overrides: Partial<{ connections: number; ratePerSecond: number }> = {}): Side {
+  return (durationMs) => runLoad({
+    origin,
+    connections: overrides.connections ?? load.connections,
+    pipelining: load.pipelining,
+    durationMs,
+    amount: undefined,
+    ratePerSecond: overrides.ratePerSecond,
+    timeoutMs: load.timeoutMs,
+    nextRequest: prepared.nextRequest,
+    expectedStatuses: new Set(scenario.expectedStatuses),
+  });
+}
+
+/** Totals of several runs of one side. */
+export interface SideTotals {
+  requests: number;
+  elapsedMs: number;
+  requestsPerSecond: number;
+  /** Median of the rounds' p50 and p99 latencies, ms. */
+  p50Ms: number;
+  p99Ms: number;
+  unexpected: number;
+  problems: string[];
+}
+
+function totals(results: readonly LoadResult[]): SideTotals {
+  const requests = results.reduce((sum, result) => sum + result.completed, 0);
+  const elapsedMs = results.reduce((sum, result) => sum + result.elapsedMs, 0);
+  const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+  return {
+    requests,
+    elapsedMs,
+    requestsPerSecond: elapsedMs > 0 ? (requests * 1000) / elapsedMs : 0,
+    p50Ms: median(results.map((result) => result.latency.summary().p50Ms)),
+    p99Ms: median(results.map((result) => result.latency.summary().p99Ms)),
+    unexpected: results.reduce((sum, result) => sum + result.unexpected + result.errors + result.timeouts, 0),
+    problems: results.flatMap((result) => result.problems).slice(0, 5),
+  };
+}
+
+/** Warms both sides up, then runs them alternately for `rounds` rounds; totals per side. */
+export async function alternate(a: Side, b: Side, load: CompareLoad): Promise<[SideTotals, SideTotals]> {
+  await a(WARMUP_MS);
+  await b(WARMUP_MS);
+  const roundMs = Math.max(500, Math.round(load.durationMs / load.rounds));
+  const resultsA: LoadResult[] = [];
+  const resultsB: LoadResult[] = [];
+  for (let round = 0; round < load.rounds; round++) {
+    resultsA.push(await a(roundMs));
+    resultsB.push(await b(roundMs));
+  }
+  return [totals(resultsA), totals(resultsB)];
+}
+
+/** The answer the service gives to a scenario's first request, for the baseline to repeat. */
+async function captureAnswer(target: Target, spec: RequestSpec): Promise<CannedAnswer> {
+  const response = await request(`${target.origin}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
+  const headers: [string, string][] = [];
+  for (const [name, value] of Object.entries(response.headers)) {
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.push([name, one]);
+  }
+  return { status: response.statusCode, headers, body: await response.body.text() };
+}
+
+async function withService<T>(durability: Durability, pets: number, run: (service: LocalService, target: Target) => Promise<T>): Promise<T> {
+  const service = await startLocalService({ durability, pets });
+  try {
+    return await run(service, targetOf(service.apiUrl, service.key));
+  } finally {
+    await service.close();
+  }
+}
+
+export interface RatioResult {
+  scenario: string;
+  service: SideTotals;
+  baseline: SideTotals;
+  /** Service requests/s over baseline requests/s. */
+  ratio: number;
+}
+
+/** Service against the bare node:http baseline answering the same bytes, for one scenario. */
+export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareLoad): Promise<RatioResult> {
+  const scenario = SCENARIOS[name];
+  return withService('always', scenario.localPets === 0 ? 0 : SMALL_STORE_PETS, async (_service, target) => {
+    const prepared = await scenario.prepare(target);
+    const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
+    try {
+      load.log(`${name}: service and baseline alternately, ${load.rounds} rounds of ${load.durationMs / load.rounds / 1000}s each`);
+      const [service, bare] = await alternate(side(target.origin, prepared, scenario, load), side(baseline.origin, prepared, scenario, load), load);
+      return { scenario: name, service, baseline: bare, ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0 };
+    } finally {
+      await baseline.close();
+    }
+  });
+}
+
+export interface DeepPageResult {
+  pets: number;
+  petsBefore: unknown;
+  firstPage: SideTotals;
+  deepPage: SideTotals;
+  /** Deep page p50 over first page p50. */
+  p50Ratio: number;
+}
+
+/** deep-page against list (the first page) on one store of a million pets. */
+export function compareDeepPage(load: CompareLoad, pets = DEEP_STORE_PETS): Promise<DeepPageResult> {
+  load.log(`deep-page: generating and replaying ${pets.toLocaleString('en-US')} pets, then walking to a deep page`);
+  return withService('always', pets, async (_service, target) => {
+    const first = await SCENARIOS.list.prepare(target);
+    const deep = await SCENARIOS['deep-page'].prepare(target);
+    load.log(`deep-page: first and deep page alternately (${JSON.stringify(deep.notes)})`);
+    const [firstPage, deepPage] = await alternate(side(target.origin, first, SCENARIOS.list, load), side(target.origin, deep, SCENARIOS['deep-page'], load), load);
+    return { pets, petsBefore: deep.notes.petsBefore, firstPage, deepPage, p50Ratio: firstPage.p50Ms > 0 ? deepPage.p50Ms / firstPage.p50Ms : 0 };
+  });
+}
+
+export interface DurabilityResult {
+  connections: number;
+  always: SideTotals;
+  never: SideTotals;
+  /** Creates/s with fsync always over creates/s with never. */
+  ratio: number;
+}
+
+/** create with durability always against never, each on its own service, at 64 connections. */
+export async function compareDurability(load: CompareLoad): Promise<DurabilityResult> {
+  const always = await startLocalService({ durability: 'always', pets: 0 });
+  const never = await startLocalService({ durability: 'never', pets: 0 });
+  try {
+    const alwaysTarget = targetOf(always.apiUrl, always.key);
+    const neverTarget = targetOf(never.apiUrl, never.key);
+    load.log(`create: durability always and never alternately at ${CREATE_CONNECTIONS} connections`);
+    const [a, n] = await alternate(
+      side(alwaysTarget.origin, await SCENARIOS.create.prepare(alwaysTarget), SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      side(neverTarget.origin, await SCENARIOS.create.prepare(neverTarget), SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      load,
+    );
+    return { connections: CREATE_CONNECTIONS, always: a, never: n, ratio: n.requestsPerSecond > 0 ? a.requestsPerSecond / n.requestsPerSecond : 0 };
+  } finally {
+    await always.close();
+    await never.close();
+  }
+}
+
+export interface HalfPeakResult {
+  peakRequestsPerSecond: number;
+  ratePerSecond: number;
+  paced: SideTotals;
+}
+
+/** list at half of its peak rate (peak measured here unless given), latency from the intended send times. */
+export function listAtHalfPeak(load: CompareLoad, peakRequestsPerSecond?: number): Promise<HalfPeakResult> {
+  return withService('always', SMALL_STORE_PETS, async (_service, target) => {
+    const prepared = await SCENARIOS.list.prepare(target);
+    const flatOut = side(target.origin, prepared, SCENARIOS.list, load);
+    let peak = peakRequestsPerSecond;
+    if (peak === undefined) {
+      await flatOut(WARMUP_MS);
+      peak = totals([await flatOut(load.durationMs / 2)]).requestsPerSecond;
+    }
+    const ratePerSecond = halfOfPeakRate(peak);
+    load.log(`list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s`);
+    await side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond })(WARMUP_MS);
+    const paced = totals([await side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond })(load.durationMs)]);
+    return { peakRequestsPerSecond: peak, ratePerSecond, paced };
+  });
+}

@@ -1,0 +1,133 @@
+// Entry of `npm run bench:compare -- [options]`: measures issue 6's targets on this machine and prints
+// one table (measured value, target, pass or miss), and the same as JSON with --json FILE.
+//   list, get           service / bare node:http baseline answering the same bytes   ≥ 0.85
+//   deep-page           p50 of a page 90 % into 1,000,000 pets / p50 of the first page  ≤ 1.2
+//   create              creates/s with fsync always / with never, 64 connections       ≥ 0.75
+//   startup             replay of 1,000,000 pets                                        ≤ 2 s, ≤ 300 B/pet
+//   latency             list p99 at half of the peak rate                               ≤ 5 ms
+// Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
+import { compareDeepPage, compareDurability, compareWithBaseline, DEEP_STORE_PETS, listAtHalfPeak, WARMUP_MS, type CompareLoad, type SideTotals } from './compare-checks.js';
+import { drawTable, formatNumber } from './report.js';
+import { SCENARIOS } from './scenarios.js';
+import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
+
+const CHECKS = ['list', 'get', 'deep-page', 'create', 'startup', 'latency'] as const;
+/** Scenarios that may be compared with the baseline besides the default two. */
+const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
+
+export const COMPARE_HELP = `Usage: npm run bench:compare -- [options]
+
+Measures the targets of issue 6 on local services (child processes) and prints a table.
+
+Options:
+  --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
+                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all six]
+  -d, --duration TIME  Measured time per side of each comparison [10s]
+  --rounds N           Alternations per comparison (the duration is split over them) [2]
+  -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
+  -p, --pipelining N   Requests in flight per connection [1]
+  --pets N             Pets for deep-page and startup [${DEEP_STORE_PETS}]
+  --json FILE          Also write every figure as JSON to FILE
+`;
+
+interface Row {
+  check: string;
+  measured: string;
+  target: string;
+  pass: boolean;
+}
+
+const rps = (side: SideTotals): string => `${formatNumber(side.requestsPerSecond)} req/s`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      checks: { type: 'string' }, duration: { type: 'string', short: 'd' }, rounds: { type: 'string' },
+      connections: { type: 'string', short: 'c' }, pipelining: { type: 'string', short: 'p' }, pets: { type: 'string' },
+      json: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    process.stdout.write(COMPARE_HELP);
+    return 0;
+  }
+  const checks = (values.checks ?? CHECKS.join(',')).split(',').map((check) => check.trim()).filter((check) => check !== '');
+  for (const check of checks) {
+    if (!(CHECKS as readonly string[]).includes(check) && !(RATIO_SCENARIOS as readonly string[]).includes(check)) {
+      throw new TypeError(`--checks: unknown check "${check}"; use ${[...new Set([...CHECKS, ...RATIO_SCENARIOS])].join(', ')}`);
+    }
+  }
+  const positive = (text: string | undefined, fallback: number, name: string): number => {
+    if (text === undefined) return fallback;
+    if (!/^[1-9][0-9]*$/.test(text)) throw new TypeError(`${name} must be a positive whole number, not "${text}"`);
+    return Number(text);
+  };
+  const load: CompareLoad = {
+    connections: positive(values.connections, DEFAULT_CONNECTIONS, '--connections'),
+    pipelining: positive(values.pipelining, 1, '--pipelining'),
+    durationMs: values.duration === undefined ? 10_000 : parseTimeMs(values.duration, '--duration'),
+    rounds: positive(values.rounds, 2, '--rounds'),
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  const pets = positive(values.pets, DEEP_STORE_PETS, '--pets');
+  const rows: Row[] = [];
+  const figures: Record<string, unknown> = { machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version }, load: { ...load, log: undefined } };
+  let failed = false;
+  const note = (side: SideTotals, what: string): void => {
+    if (side.unexpected > 0) {
+      failed = true;
+      load.log(`${what}: ${side.unexpected} unexpected answers, errors or timeouts: ${side.problems.join('; ')}`);
+    }
+  };
+
+  for (const check of checks) {
+    if ((RATIO_SCENARIOS as readonly string[]).includes(check) && check !== 'deep-page') {
+      const result = await compareWithBaseline(check as keyof typeof SCENARIOS, load);
+      note(result.service, check);
+      figures[check] = result;
+      rows.push({ check: `${check}: service / baseline`, measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)})`, target: '≥ 0.85', pass: result.ratio >= 0.85 });
+    } else if (check === 'deep-page') {
+      const result = await compareDeepPage(load, pets);
+      note(result.deepPage, check);
+      figures[check] = result;
+      rows.push({
+        check: `deep-page p50 / first page p50 (${formatNumber(result.pets)} pets)`,
+        measured: `${result.p50Ratio.toFixed(2)} (${result.deepPage.p50Ms} ms / ${result.firstPage.p50Ms} ms; ${rps(result.deepPage)} / ${rps(result.firstPage)})`,
+        target: '≤ 1.2',
+        pass: result.p50Ratio <= 1.2,
+      });
+    } else if (check === 'create') {
+      const result = await compareDurability(load);
+      note(result.always, check);
+      note(result.never, check);
+      figures[check] = result;
+      rows.push({ check: `create always / never (${result.connections} connections)`, measured: `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)})`, target: '≥ 0.75', pass: result.ratio >= 0.75 });
+    } else if (check === 'startup') {
+      const result = await runStartup(pets === DEEP_STORE_PETS ? DEFAULT_STARTUP_PETS : pets, load.log);
+      figures[check] = result;
+      rows.push({ check: `startup: replay of ${formatNumber(result.pets)} pets`, measured: `${formatNumber(result.startMs)} ms`, target: '≤ 2,000 ms', pass: result.startMs <= 2000 });
+      rows.push({ check: 'startup: resident memory per pet', measured: `${result.rssBytesPerPet.toFixed(0)} B (RSS ${formatNumber(result.rssBytes / 1e6, 1)} MB; empty ${formatNumber(result.emptyRssBytes / 1e6, 1)} MB)`, target: '≤ 300 B', pass: result.rssBytesPerPet <= 300 });
+    } else if (check === 'latency') {
+      const result = await listAtHalfPeak(load);
+      note(result.paced, check);
+      figures[check] = result;
+      rows.push({ check: `list p99 at half of peak (${formatNumber(result.ratePerSecond)} of ${formatNumber(result.peakRequestsPerSecond)} req/s)`, measured: `${result.paced.p99Ms} ms (p50 ${result.paced.p50Ms} ms)`, target: '≤ 5 ms', pass: result.paced.p99Ms <= 5 });
+    }
+  }
+
+  process.stdout.write(`\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`);
+  process.stdout.write(`${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each.\n`);
+  if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ rows, figures }, null, 2)}\n`);
+  return failed ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (error: unknown) => {
+  process.stderr.write(`bench:compare: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = error instanceof TypeError ? 2 : 1;
+});

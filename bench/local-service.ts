@@ -1,0 +1,127 @@
+// A local service for a bench run: createAnimalStore on a temporary data directory, in a child
+// process of its own. On a 2-core machine that gives the service one core and the load generator
+// the other; in one process they would share one event loop and the figures would measure both.
+// The child is bench/service-child.ts; this side seeds the directory, starts it, and cleans up.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Durability } from './args.js';
+import { writeSeedLog } from './seed.js';
+
+/** The repository root: children run `node --import tsx` from here so the loader resolves. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Limits of the bench's enterprise key: far beyond any rate one machine can send. */
+const HUGE_LIMIT = 1_000_000_000_000;
+/** How long a child may take to start (a million-pet replay included) or stop before it is killed. */
+const CHILD_START_TIMEOUT_MS = 120_000;
+const CHILD_STOP_TIMEOUT_MS = 20_000;
+
+/** What the child needs to know (sent in an environment variable, as JSON). */
+export interface ServiceChildConfig {
+  dataDir: string;
+  durability: Durability;
+  keys: { key: string; plan: 'enterprise' | 'free'; perMinute?: number; perDay?: number }[];
+}
+
+export interface LocalService {
+  /** API address with base path, e.g. http://127.0.0.1:40123/v1. */
+  apiUrl: string;
+  /** An enterprise key with huge limits. */
+  key: string;
+  /** A free-plan key (60/min, 1,000/day) for the over-limit scenario. */
+  freeKey: string;
+  pid: number;
+  /** Stops the service gracefully and removes its data directory. */
+  close(): Promise<void>;
+}
+
+export interface LocalServiceOptions {
+  durability: Durability;
+  /** Pets to generate into the log before the service starts. */
+  pets: number;
+  /** Write the child's CPU profile (node --cpu-prof) into this directory. */
+  profileDir?: string | undefined;
+  /** More node flags for the child (e.g. --trace-gc when a latency spike needs explaining). */
+  nodeArgs?: readonly string[];
+}
+
+/** A random RFC 6750 token the service accepts as a supplied key (CONTRACT.md §5: 16 to 256 characters). */
+function randomKey(label: string): string {
+  return `bench-${label}-${randomBytes(16).toString('hex')}`;
+}
+
+/** Spawns `node --import tsx SCRIPT` with an IPC channel, and resolves with its first message. */
+export async function spawnChild<T>(script: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<{ child: ChildProcess; first: T }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const first = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start within ${CHILD_START_TIMEOUT_MS} ms`));
+    }, CHILD_START_TIMEOUT_MS);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as T);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with code ${code} before it was ready`));
+    });
+  });
+  return { child, first };
+}
+
+/** Asks a child to stop (by closing its IPC channel) and waits for it; kills it if it lingers. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // A child that is done may have closed the channel itself already.
+    if (child.connected) child.disconnect();
+  });
+}
+
+/** Seeds a temporary data directory and starts the service on it in a child process. */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'));
+  const key = randomKey('enterprise');
+  const freeKey = randomKey('free');
+  try {
+    if (options.pets > 0) await writeSeedLog(dataDir, options.pets);
+    const config: ServiceChildConfig = {
+      dataDir,
+      durability: options.durability,
+      keys: [
+        { key, plan: 'enterprise', perMinute: HUGE_LIMIT, perDay: HUGE_LIMIT },
+        { key: freeKey, plan: 'free' },
+      ],
+    };
+    const nodeArgs = [...(options.nodeArgs ?? []), ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir])];
+    const { child, first } = await spawnChild<{ url: string; basePath: string }>('bench/service-child.ts', {
+      ANIMAL_STORE_BENCH_SERVICE: JSON.stringify(config),
+    }, nodeArgs);
+    return {
+      apiUrl: `${first.url}${first.basePath}`,
+      key,
+      freeKey,
+      pid: child.pid ?? 0,
+      async close() {
+        await stopChild(child);
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}

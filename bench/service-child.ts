@@ -1,0 +1,21 @@
+// Child-process entry of local-service.ts: runs createAnimalStore on the given data directory,
+// listens on 127.0.0.1 (a free port), reports its address over IPC, and stops gracefully when the
+// parent closes the channel (or dies), so a CPU profile (--cpu-prof) is written on the way out.
+import { createAnimalStore } from '../src/server.js';
+import type { ServiceChildConfig } from './local-service.js';
+
+const config = JSON.parse(process.env.ANIMAL_STORE_BENCH_SERVICE ?? '') as ServiceChildConfig;
+const app = await createAnimalStore({
+  dataDir: config.dataDir,
+  durability: config.durability,
+  keys: config.keys,
+  createFirstKey: false,
+});
+const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
+process.send?.({ url, basePath: app.settings.basePath });
+process.once('disconnect', () => {
+  app.close().then(() => process.exit(0), (error: unknown) => {
+    process.stderr.write(`bench service: error while stopping: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+});

@@ -1,0 +1,70 @@
+// The pure parts of over-limit, the report and the baseline server.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { request } from 'undici';
+import { createBaselineServer } from '../../bench/baseline.js';
+import { backoffMs, checkRateLimitHeaders } from '../../bench/over-limit.js';
+import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
+import { nextLink } from '../../bench/scenarios.js';
+
+const NOW_MS = 1_800_000_000_000;
+const good = {
+  'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW_MS / 1000 + 60),
+  'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400', ratelimit: '"minute";r=0;t=60', 'retry-after': '1',
+};
+
+test('rate-limit headers of a 429: all present, Retry-After at least 1 and not past the reset', () => {
+  assert.equal(checkRateLimitHeaders(429, good, NOW_MS), undefined);
+  assert.equal(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '59', 'retry-after': undefined }, NOW_MS), undefined);
+  assert.match(checkRateLimitHeaders(500, good, NOW_MS) ?? '', /expected 200 or 429/);
+  assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': undefined }, NOW_MS) ?? '', /Retry-After missing/);
+  assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': '0' }, NOW_MS) ?? '', /Retry-After/);
+  assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': '3600' }, NOW_MS) ?? '', /past X-RateLimit-Reset/);
+  assert.match(checkRateLimitHeaders(429, { ...good, 'x-ratelimit-remaining': '3' }, NOW_MS) ?? '', /Remaining is not 0/);
+  assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-limit': 'x' }, NOW_MS) ?? '', /Limit/);
+  assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '61' }, NOW_MS) ?? '', /Remaining/);
+  assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-reset': '5' }, NOW_MS) ?? '', /Reset/);
+  assert.match(checkRateLimitHeaders(200, { ...good, ratelimit: undefined }, NOW_MS) ?? '', /RateLimit/);
+});
+
+test('backoff: Retry-After when longer, else 250 ms doubling, capped at a minute', () => {
+  assert.equal(backoffMs(0, 1), 1000);
+  assert.equal(backoffMs(3, 1), 2000);
+  assert.equal(backoffMs(2, undefined), 1000);
+  assert.equal(backoffMs(20, undefined), 60_000);
+  assert.equal(backoffMs(20, 900), 900_000);
+});
+
+test('per-second stats leave out a partial last second', () => {
+  assert.deepEqual(sampleStats([10, 20, 5], 2500), { mean: 15, stdev: 5, min: 10, max: 20 });
+  assert.deepEqual(sampleStats([7], 400), { mean: 7, stdev: 0, min: 7, max: 7 });
+  assert.deepEqual(sampleStats([10, undefined, 30], 3000).min, 0);
+});
+
+test('tables and sizes print as autocannon prints them', () => {
+  assert.equal(drawTable([['Stat', 'Avg'], ['Req/Sec', '12']]), '┌─────────┬─────┐\n│ Stat    │ Avg │\n├─────────┼─────┤\n│ Req/Sec │ 12  │\n└─────────┴─────┘');
+  assert.equal(formatBytes(999), '999 B');
+  assert.equal(formatBytes(12_345_678), '12.3 MB');
+});
+
+test('the next page is read from Link rel="next"', () => {
+  assert.equal(nextLink({ link: '</v1/pets?limit=20&cursor=abc>; rel="next"' }), '/v1/pets?limit=20&cursor=abc');
+  assert.equal(nextLink({ link: '</v1/pets>; rel="successor-version"' }), undefined);
+  assert.equal(nextLink({}), undefined);
+});
+
+test('the baseline answers every request with the recorded bytes', async () => {
+  const server = createBaselineServer({ status: 201, headers: [['content-type', 'application/json'], ['x-a', '1'], ['x-a', '2'], ['date', 'old']], body: '{"id":1}' });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await request(`http://127.0.0.1:${port}/anything`, { method: 'POST', body: 'ignored' });
+    assert.equal(response.statusCode, 201);
+    assert.equal(await response.body.text(), '{"id":1}');
+    assert.deepEqual(response.headers['x-a'], ['1', '2']);
+    assert.notEqual(response.headers.date, 'old');
+  } finally {
+    server.close();
+  }
+});

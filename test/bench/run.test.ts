@@ -1,0 +1,105 @@
+// End to end: short bench runs against a local service (a child process on a temporary directory)
+// and, with --url, against an in-process test server; asserting the counts and the JSON shape, never
+// the speed.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { runBenchCommand, type BenchIo } from '../../bench/run.js';
+import type { BenchReport } from '../../bench/report.js';
+import { runBench } from '../../src/cli/bench.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+
+/** A free-plan key (60/min) of the test server, for over-limit. */
+const FREE_KEY = 'bench-test-free-key-0123456789';
+let dir: string;
+let server: TestServer;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'animal-store-bench-test-'));
+  server = await startServer({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }, { key: FREE_KEY, plan: 'free' }] });
+});
+after(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function capture(): BenchIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { print: (text) => { out += text; }, printErr: (text) => { err += text; }, isTty: false, out: () => out, err: () => err };
+}
+
+test('list --amount 200 over 4 connections: 200 answers of 200, a table and the JSON file', async () => {
+  const io = capture();
+  const file = join(dir, 'list.json');
+  const code = await runBenchCommand(['--scenario', 'list', '--amount', '200', '--connections', '4', '--json', file], {}, io);
+  assert.equal(code, 0, io.out() + io.err());
+  assert.match(io.out(), /│ Latency │/);
+  assert.match(io.out(), /Status codes: 200 × 200/);
+  const report = JSON.parse(await readFile(file, 'utf8')) as BenchReport;
+  assert.equal(report.scenario, 'list');
+  assert.match(report.url, /^http:\/\/127\.0\.0\.1:[0-9]+\/v1$/);
+  assert.equal(report.connections, 4);
+  assert.equal(report.amount, 200);
+  assert.deepEqual(report.statusCodes, { 200: 200 });
+  assert.equal(report.requests.total, 200);
+  assert.equal(report.errors, 0);
+  assert.equal(report.timeouts, 0);
+  assert.equal(report.unexpected, 0);
+  assert.equal(report.ok, true);
+  assert.ok(report.throughput.bodyBytes > 200 * 20 * 40, 'twenty pets per answer');
+  assert.deepEqual(Object.keys(report.latency), ['count', 'minMs', 'meanMs', 'stdevMs', 'p50Ms', 'p90Ms', 'p99Ms', 'p99_9Ms', 'maxMs']);
+  assert.equal(report.latency.count, 200);
+  assert.ok(report.latency.p50Ms <= report.latency.p99Ms && report.latency.p99Ms <= report.latency.maxMs);
+});
+
+test('against a deployment (--url): missing pets are created with --pets, then fetched', async () => {
+  const io = capture();
+  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', TEST_KEY, '--scenario', 'get', '--pets', '30', '--amount', '60', '-c', '3', '-q'], {}, io);
+  const report = JSON.parse(io.out()) as BenchReport;
+  assert.equal(code, 0, io.err());
+  assert.deepEqual(report.statusCodes, { 200: 60 });
+  assert.equal(report.notes.distinctIds, 30);
+  assert.equal((await call(server, 'GET', '/v1/pets?limit=1')).headers['x-total-count'], '30');
+});
+
+test('an answer the scenario does not expect (401 for an unknown key) fails the run with exit code 1', async () => {
+  const io = capture();
+  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', 'bench-wrong-key-0123456789', '--amount', '5', '-q'], {}, io);
+  const report = JSON.parse(io.out()) as BenchReport;
+  assert.equal(code, 1);
+  assert.equal(report.ok, false);
+  assert.deepEqual(report.statusCodes, { 401: 5 });
+  assert.equal(report.unexpected, 5);
+  assert.deepEqual(report.problems, Array(5).fill('unexpected status 401'));
+});
+
+test('unauthorized expects 401, then 429 once the address has spent its 30 failed authentications', async () => {
+  // A service of its own: this scenario empties the failed-authentication bucket of 127.0.0.1.
+  const fresh = await startServer();
+  const io = capture();
+  const code = await runBenchCommand(['--url', `${fresh.url}/v1`, '--scenario', 'unauthorized', '--amount', '40', '--connections', '2', '-q'], {}, io).finally(() => fresh.close());
+  const report = JSON.parse(io.out()) as BenchReport;
+  assert.equal(code, 0, io.err());
+  assert.deepEqual(report.statusCodes, { 401: 30, 429: 10 });
+});
+
+test('over-limit: a free key gets 200s then 429s with valid headers, and recovers by honouring Retry-After', async () => {
+  const io = capture();
+  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', FREE_KEY, '--scenario', 'over-limit', '--connections', '4', '-q'], {}, io);
+  const report = JSON.parse(io.out()) as BenchReport & { notes: { limit: number; recovery: { recovered: boolean; attempts: number } } };
+  assert.equal(code, 0, JSON.stringify(report.problems));
+  assert.equal(report.notes.limit, 60);
+  assert.equal((report.statusCodes[200] ?? 0) + (report.statusCodes[429] ?? 0), report.requests.total);
+  assert.ok((report.statusCodes[429] ?? 0) >= 15);
+  assert.equal(report.notes.recovery.recovered, true);
+});
+
+test('animal-store bench: --help prints the options, a bad option is a usage error', async () => {
+  let printed = '';
+  await runBench(['--help'], {}, (text) => { printed += text; });
+  assert.match(printed, /--connections N/);
+  await assert.rejects(runBench(['--connections', 'many'], {}, () => {}), (error: unknown) => error instanceof UsageError && /--connections/.test(error.message));
+});
