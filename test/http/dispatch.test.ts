@@ -46,10 +46,11 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
 });
 
 test('beyond the in-flight bound a request gets an immediate 503 with Retry-After, and service resumes after', async () => {
-  let release: (() => void) | undefined;
+  // A holder, so TypeScript does not narrow the callback the route sets away.
+  const gate: { release: (() => void) | undefined } = { release: undefined };
   const router = new Router<Operation>().add('GET', '/slow', {
     method: 'GET', path: '/slow', operationId: 'slow',
-    handle: () => new Promise((resolve) => { release = () => resolve({ status: 200, body: '{}' }); }),
+    handle: () => new Promise((resolve) => { gate.release = () => resolve({ status: 200, body: '{}' }); }),
   });
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
@@ -64,17 +65,17 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     const url = `http://127.0.0.1:${port}/v1/slow`;
     const headers = { authorization: `Bearer ${KEY}` };
     const first = request(url, { headers });
-    while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
+    while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
     const second = await request(url, { headers });
     assert.equal(second.statusCode, 503);
     assert.equal(second.headers['retry-after'], '1');
     assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
-    release();
+    gate.release();
     assert.equal((await first).statusCode, 200);
-    release = undefined;
+    gate.release = undefined;
     const third = request(url, { headers });
-    while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
-    release();
+    while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
+    gate.release();
     assert.equal((await third).statusCode, 200);
   } finally {
     server.closeAllConnections();
