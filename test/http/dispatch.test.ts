@@ -64,18 +64,22 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     const { port } = server.address() as AddressInfo;
     const url = `http://127.0.0.1:${port}/v1/slow`;
     const headers = { authorization: `Bearer ${KEY}` };
+    const held = async (): Promise<() => void> => {
+      while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
+      const release = gate.release;
+      gate.release = undefined;
+      return release;
+    };
     const first = request(url, { headers });
-    while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
+    const releaseFirst = await held();
     const second = await request(url, { headers });
     assert.equal(second.statusCode, 503);
     assert.equal(second.headers['retry-after'], '1');
     assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
-    gate.release();
+    releaseFirst();
     assert.equal((await first).statusCode, 200);
-    gate.release = undefined;
     const third = request(url, { headers });
-    while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
-    gate.release();
+    (await held())();
     assert.equal((await third).statusCode, 200);
   } finally {
     server.closeAllConnections();
