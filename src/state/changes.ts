@@ -61,8 +61,28 @@ function decodeTag(value: unknown): IdempotencyTag | undefined {
   return { scope, key, fingerprint, status, location, expiresAtMs: expiresAtMs as number };
 }
 
+// Replay's fast path (issue 6: a million pets in under 2 s): a plain pet record is recognised by its
+// fixed prefix and its status suffix, and the pet's JSON is taken from it as it is, without parsing.
+// The record's checksum was verified by storage/, and it was validated when it was written.
+const PET_RECORD_PREFIX = '{"op":"pet","pet":{"id":';
+const PET_RECORD_SUFFIXES = PET_STATUSES.map((status) => [status, `"status":"${status}"}}`] as const);
+
+function decodePlainPet(payload: string): Change | undefined {
+  if (!payload.startsWith(PET_RECORD_PREFIX)) return undefined;
+  for (const [status, suffix] of PET_RECORD_SUFFIXES) {
+    if (!payload.endsWith(suffix)) continue;
+    const comma = payload.indexOf(',', PET_RECORD_PREFIX.length);
+    const id = Number(payload.slice(PET_RECORD_PREFIX.length, comma));
+    if (!isId(id)) return undefined;
+    return { op: 'pet', pet: { id, status, json: payload.slice(PET_RECORD_PREFIX.length - '{"id":'.length, payload.length - 1) } };
+  }
+  return undefined;
+}
+
 /** Parses a record; throws an Error naming `where` when it is not one this service writes. */
 export function decodeChange(payload: string, where: string): Change {
+  const plainPet = decodePlainPet(payload);
+  if (plainPet !== undefined) return plainPet;
   let record: unknown;
   try {
     record = JSON.parse(payload);

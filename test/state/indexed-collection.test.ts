@@ -62,3 +62,19 @@ test('put moves an item between status indexes; ids continue after the highest s
   assert.deepEqual([...store.values()].map((pet) => pet.status), ['pending']);
   assert.throws(() => store.page('lost' as 'sold', 0, 1), TypeError);
 });
+
+test('ids that were never stored (failed writes) leave holes that paging steps over', () => {
+  const store = new PetStore();
+  for (const id of [1, 2, 5, 6, 9]) store.put(storedPet(id, 'x', 1, 'available'));
+  assert.deepEqual(store.page(undefined, 0, 2).items.map((pet) => pet.id), [1, 2]);
+  assert.equal(store.page(undefined, 0, 2).more, true);
+  assert.deepEqual(store.page(undefined, 2, 2).items.map((pet) => pet.id), [5, 6]);
+  const last = store.page(undefined, 6, 2);
+  assert.deepEqual(last.items.map((pet) => pet.id), [9]);
+  assert.equal(last.more, false);
+  assert.equal(store.page(undefined, 5, 3).more, false);
+  assert.equal(store.page(undefined, 100, 3).items.length, 0);
+  assert.equal(store.count(), 5);
+  assert.equal(store.get(3), undefined);
+  assert.equal(store.get(1000), undefined);
+});

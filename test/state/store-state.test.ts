@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { storedOrder } from '../../src/orders/order-book.js';
-import { storedPet } from '../../src/pets/pet-store.js';
+import { storedPet, withStatus } from '../../src/pets/pet-store.js';
 import { decodeChange, encodeChange, type Change } from '../../src/state/changes.js';
 import { StoreState, type ChangeLog } from '../../src/state/store-state.js';
 
@@ -40,7 +40,7 @@ test('a change is applied only after the log accepted it, and not at all when it
   assert.equal(state.idempotency.size, 0);
   release?.();
   await pending;
-  assert.equal(state.pets.get(1)?.name, 'a');
+  assert.equal(state.pets.get(1)?.json, '{"id":1,"name":"a","categoryId":1,"status":"available"}');
   assert.equal(state.idempotency.lookup(tag.scope, tag.key, 'f').kind, 'replay');
   refuse = true;
   await assert.rejects(state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'b', 1, 'available') }), /disk full/);
@@ -74,4 +74,23 @@ test('remembered answers expire after their time and leave the snapshot', () => 
   assert.equal(state.idempotency.lookup(tag.scope, tag.key, 'f').kind, 'new');
   state.apply({ op: 'idem', entry: { ...tag, body: '{}' } });
   assert.equal(state.idempotency.size, 0, 'an expired record is not even kept at replay');
+});
+
+test('the fast path of replay reads plain pet records exactly as the full parser would', () => {
+  for (const name of ['Rex', 'x","status":"sold"}}', '\\"status\\":\\"pending\\"}', '😀 \u2028 "quoted"', 'a,b']) {
+    for (const status of ['available', 'pending', 'sold'] as const) {
+      const pet = storedPet(12345, name, 7, status);
+      const decoded = decodeChange(encodeChange({ op: 'pet', pet }), 'test');
+      assert.deepEqual(decoded, { op: 'pet', pet });
+      assert.deepEqual(JSON.parse((decoded as { pet: { json: string } }).pet.json), { id: 12345, name, categoryId: 7, status });
+    }
+  }
+});
+
+test('withStatus changes only the final member, whatever the name holds', () => {
+  const pet = storedPet(3, 'ends with "status":"available"}', 2, 'available');
+  const sold = withStatus(pet, 'sold');
+  assert.equal(sold.status, 'sold');
+  assert.deepEqual(JSON.parse(sold.json), { id: 3, name: 'ends with "status":"available"}', categoryId: 2, status: 'sold' });
+  assert.deepEqual(withStatus(sold, 'available'), pet);
 });
