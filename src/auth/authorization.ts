@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
 import { countHeader } from '../http/headers.js';
-import { hashKey, isWellFormedKey, type ApiKey } from './api-key.js';
+import { isWellFormedKey, type ApiKey } from './api-key.js';
 
 const BEARER = /^bearer +(\S+)$/i;
 
@@ -11,9 +11,9 @@ const BEARER = /^bearer +(\S+)$/i;
 const INVALID_KEY_MESSAGE = "The API key in the Authorization header is not valid; send 'Authorization: Bearer <key>' with an active key.";
 const MISSING_KEY_MESSAGE = "This request needs an API key: send it in the Authorization header as 'Bearer <key>'.";
 
-/** Keys by hash; the lookup is one `Map.get` on a SHA-256, so its timing says nothing about the key. */
+/** Keys by their SHA-256; the lookup is a `Map.get` on the hash, so its timing says nothing about other keys. */
 export interface KeyLookup {
-  findByHash(hash: string): ApiKey | undefined;
+  findByToken(token: string): ApiKey | undefined;
 }
 
 /** The key a request authenticates with, or a `401 unauthorized` ApiError. */
@@ -25,7 +25,7 @@ export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
   const match = BEARER.exec(header);
   const token = match?.[1];
   const key = token !== undefined && isWellFormedKey(token) && countHeader(req, 'authorization') === 1
-    ? keys.findByHash(hashKey(token))
+    ? keys.findByToken(token)
     : undefined;
   if (key === undefined || key.revokedAt !== null) {
     throw new ApiError('unauthorized', INVALID_KEY_MESSAGE, undefined, {

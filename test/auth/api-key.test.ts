@@ -85,3 +85,13 @@ test('the key ring finds keys by hash; fixed keys win over file keys; revoked ke
   assert.deepEqual(ring.fileKeys, []);
   assert.equal(ring.findByHash(hashKey('nope-nope-nope-nope')), undefined);
 });
+
+test('a key found by token is remembered until the keys change, so a revocation takes effect at once', () => {
+  const [key] = keysFromSpecs([{ key: 'remembered-key-0123456789', plan: 'free' }], 'test');
+  const ring = new KeyRing([], [key!]);
+  assert.equal(ring.findByToken('remembered-key-0123456789')?.id, key!.id);
+  assert.equal(ring.findByToken('remembered-key-0123456789')?.id, key!.id, 'from the cache');
+  ring.replaceFileKeys([{ ...key!, revokedAt: '2027-01-01T00:00:00.000Z' }]);
+  assert.notEqual(ring.findByToken('remembered-key-0123456789')?.revokedAt, null);
+  assert.equal(ring.findByToken('unknown-key-000000000000'), undefined);
+});

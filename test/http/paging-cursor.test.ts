@@ -48,3 +48,14 @@ test('paging headers carry Link and X-Next only when a next page exists', () => 
     link: '</v1/pets?limit=1&cursor=c>; rel="next"', 'x-next': '/v1/pets?limit=1&cursor=c', 'x-total-count': '3',
   });
 });
+
+test('cached cursors are the same strings and are still checked against listing and filter', () => {
+  const local = new CursorCodec(Buffer.alloc(32, 9));
+  const first = local.issue('pets', 'sold', 7);
+  assert.equal(local.issue('pets', 'sold', 7), first);
+  assert.equal(local.read(first, 'pets', 'sold'), 7);
+  assert.equal(local.read(first, 'pets', 'sold'), 7, 'from the cache');
+  assert.match(refusal(() => local.read(first, 'pets', 'pending')), /another listing or filter/);
+  for (let id = 0; id < 5000; id++) local.read(local.issue('pets', '', id), 'pets', '');
+  assert.equal(local.read(first, 'pets', 'sold'), 7, 'still valid once evicted');
+});
