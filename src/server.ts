@@ -3,16 +3,16 @@
 // only `listen` opens a port.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
 import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
-import { KEYS_FILE, loadKeyFile, saveKeyFile } from './auth/key-file.js';
+import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
 import { KeyRing } from './auth/key-ring.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
+import { loadOrCreateSecret, restoreLimiterState, saveLimiterState, watchKeyFile } from './data-files.js';
 import { onClientError } from './http/client-errors.js';
 import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
@@ -22,12 +22,12 @@ import { RateLimiter, PLAN_LIMITS, type LimiterOptions } from './limits/index.js
 import { createLogger, type Logger } from './logger.js';
 import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
-import { petOperations } from './pets/operations.js';
 import { orderOperations } from './orders/operations.js';
+import { petOperations } from './pets/operations.js';
 import { decodeChange } from './state/changes.js';
-import { NO_LOG, StoreState, type ChangeLog } from './state/store-state.js';
+import { durableLog } from './state/durable-log.js';
+import { NO_LOG, StoreState } from './state/store-state.js';
 import type { Journal } from './storage/index.js';
-import { ApiError } from './errors.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {
@@ -213,63 +213,6 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   return { handler, listen, close, state, settings, firstKey, reloadKeys };
 }
 
-/** How long a burst of file events is let settle before the keys file is read again. */
-const KEYS_RELOAD_SETTLE_MS = 50;
-
-/**
- * Calls `onChange` shortly after the keys file of `dir` changes. The directory is watched, not the
- * file: `keys create` replaces the file by rename, which a watch on the old inode would miss.
- */
-function watchKeyFile(dir: string, onChange: () => void): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let watcher: FSWatcher;
-  try {
-    watcher = watch(dir, { persistent: false }, (_event, name) => {
-      if (name !== KEYS_FILE) return;
-      clearTimeout(timer);
-      timer = setTimeout(onChange, KEYS_RELOAD_SETTLE_MS);
-      timer.unref();
-    });
-  } catch {
-    return () => {}; // No watch support here: SIGHUP still reloads.
-  }
-  watcher.on('error', () => watcher.close());
-  return () => {
-    clearTimeout(timer);
-    watcher.close();
-  };
-}
-
-/** Seconds a client is asked to wait after a 503 of the storage layer. */
-const STORAGE_RETRY_AFTER_SECONDS = 5;
-
-/**
- * The journal as the store's change log: a write it cannot make durable is `503 unavailable`, and
- * once at least `compactMinRecords` records of the log are superseded (old order and pet states,
- * expired Idempotency-Key answers) and they are a third of it or more, it is compacted in the background.
- */
-function durableLog(journal: Journal, stateOf: () => StoreState, compactMinRecords: number, log: (line: string) => void): ChangeLog {
-  let compacting = false;
-  const compactIfWorthIt = (): void => {
-    const { records } = journal.stats;
-    const superseded = records - stateOf().liveRecords;
-    if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
-    compacting = true;
-    journal.compact(() => stateOf().snapshot())
-      .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
-      .finally(() => { compacting = false; });
-  };
-  return {
-    append: (payload) => journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
-      if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
-      const code = (error as Error & { code?: string }).code ?? 'EIO';
-      throw new ApiError('unavailable', `The store cannot save changes right now (${code}); reads still work, retry later`, undefined, {
-        'retry-after': String(STORAGE_RETRY_AFTER_SECONDS),
-      });
-    }),
-  };
-}
-
 /** Stops accepting connections, lets in-flight requests finish (up to a bound), then closes the rest. */
 function stopServer(server: Server): Promise<void> {
   return new Promise((done) => {
@@ -283,48 +226,3 @@ function stopServer(server: Server): Promise<void> {
   });
 }
 
-async function loadOrCreateSecret(path: string): Promise<Buffer> {
-  try {
-    const secret = Buffer.from((await readFile(path, 'utf8')).trim(), 'hex');
-    if (secret.length >= 16) return secret;
-    throw new Error(`${path} is damaged (expected at least 32 hex digits); remove it to issue new cursors`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const secret = randomBytes(32);
-  const file = await open(path, 'wx', 0o600);
-  try {
-    await file.writeFile(`${secret.toString('hex')}\n`);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  return secret;
-}
-
-async function restoreLimiterState(limiter: RateLimiter, path: string): Promise<void> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  try {
-    limiter.importState(JSON.parse(text));
-  } catch {
-    // Damaged state only costs keys their saved day counts; it must not stop the service.
-  }
-  // CONTRACT.md section 5: the saved file is removed, so a later crash starts every bucket full.
-  await rm(path, { force: true });
-}
-
-async function saveLimiterState(limiter: RateLimiter, path: string): Promise<void> {
-  const file = await open(path, 'w', 0o600);
-  try {
-    await file.writeFile(JSON.stringify(limiter.exportState()));
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
