@@ -3,4 +3,5 @@ export { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from './
 export { ManualClock, systemClock, type Clock } from './clock.js';
 export { ERRORS, ApiError, type ErrorCode } from './errors.js';
 export type { NewPet, Pet, PetStatus } from './pets/schemas.js';
+export type { NewOrder, Order, OrderStatus, OrderUpdate } from './orders/schemas.js';
 export type { Settings } from './config.js';

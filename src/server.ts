@@ -3,7 +3,6 @@
 // only `listen` opens a port.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
@@ -82,8 +81,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     state = new StoreState(NO_LOG, clock);
     cursorSecret = randomBytes(32);
   } else {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
+    // openJournal creates the directory. Loaded only with a data directory: an in-memory embedding never needs the storage layer.
     const { openJournal } = await import('./storage/index.js');
     const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
     journal = opened.journal;

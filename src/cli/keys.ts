@@ -3,7 +3,9 @@
 import { parseArgs } from 'node:util';
 import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
 import { loadKeyFile } from '../auth/key-file.js';
-import { asUsage, UsageError } from './usage-error.js';
+import { DATA_DIR_MODE } from '../storage/open-journal.js';
+import { nodeFs } from '../storage/node-fs.js';
+import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke> [options]
 
@@ -29,11 +31,10 @@ function positiveInteger(text: string | undefined, flag: string): number | undef
   return Number(text);
 }
 
-/** Runs a keys subcommand; prints to stdout. */
-export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
-  const [command, ...rest] = argv;
-  const { values, positionals } = asUsage(() => parseArgs({
-    args: rest,
+/** The flags of every keys subcommand (parseArgs infers their types from this one place). */
+function parseKeysArgs(args: readonly string[]) {
+  return parseArgs({
+    args,
     options: {
       'data-dir': { type: 'string' },
       plan: { type: 'string' },
@@ -45,12 +46,28 @@ export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, p
     },
     allowPositionals: true,
     strict: true,
-  }), 'animal-store keys');
+  });
+}
+
+/** Runs a keys subcommand; prints to stdout. */
+export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = asUsage(() => parseKeysArgs(rest), 'animal-store keys');
   if (values.help === true || command === undefined || command === '--help') {
     print(KEYS_HELP);
     return;
   }
   const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
+  try {
+    await keysCommand(command, values, positionals, dataDir, print);
+  } catch (error) {
+    throw dataDirUsageError(error, dataDir) ?? error;
+  }
+}
+
+type KeysFlags = ReturnType<typeof parseKeysArgs>['values'];
+
+async function keysCommand(command: string, values: KeysFlags, positionals: readonly string[], dataDir: string, print: (text: string) => void): Promise<void> {
   switch (command) {
     case 'create': {
       if (values.plan === undefined) throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
@@ -60,6 +77,7 @@ export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, p
         perDay: positiveInteger(values['per-day'], '--per-day'),
         name: values.name,
       }), 'animal-store keys');
+      await nodeFs.mkdir(dataDir, DATA_DIR_MODE);
       const { key, record } = await createKey(dataDir, request, Date.now()).catch((error: unknown) => {
         if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
         throw error;

@@ -4,7 +4,7 @@ import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
 import { parseSettingText, SETTINGS, type Settings } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../server.js';
-import { asUsage, UsageError } from './usage-error.js';
+import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';
@@ -54,7 +54,7 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   const logger = createLogger({ level: options.logLevel ?? 'info', write: (line) => process.stdout.write(line), pretty: process.stdout.isTTY === true });
   const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
-    throw error;
+    throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
   let address;
   try {

@@ -17,3 +17,28 @@ export function asUsage<T>(parse: () => T, helpCommand: string): T {
     throw error;
   }
 }
+
+/** What an errno code on the data directory means to an operator. */
+const DATA_DIR_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: 'no permission to write there',
+  EPERM: 'no permission to write there',
+  EROFS: 'it is on a read-only file system',
+  ENOTDIR: 'a part of its path is a file, not a directory',
+  ENOENT: 'it cannot be created there',
+  EISDIR: 'a file the service needs there is a directory',
+  ENOSPC: 'its disk is full',
+  EDQUOT: 'its disk quota is used up',
+};
+
+/**
+ * The UsageError for a file-system `error` met while opening data directory `dir`, or undefined when
+ * the error is of another kind: the operator fixes it with another --data-dir or a writable one.
+ */
+export function dataDirUsageError(error: unknown, dir: string): UsageError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === 'DataDirLockedError') return new UsageError(`${error.message} Stop that process, or pass --data-dir with another directory.`);
+  const { code } = error as NodeJS.ErrnoException;
+  const problem = code === undefined ? undefined : DATA_DIR_PROBLEMS[code];
+  if (problem === undefined) return undefined;
+  return new UsageError(`cannot use the data directory ${dir}: ${problem} (${code}); pass --data-dir with a writable directory`);
+}

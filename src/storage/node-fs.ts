@@ -1,6 +1,8 @@
 // The real file-system seam, on node:fs/promises.
 
+import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import type { OpenFlags, StorageFile, StorageFs } from './storage-fs.js';
 
@@ -44,7 +46,15 @@ export const nodeFs: StorageFs = {
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   async mkdir(path, mode) {
-    await mkdir(path, { recursive: true, mode });
+    // When the parent exists, a plain mkdir: a recursive one reports ENOENT instead of EROFS on a
+    // read-only file system, and never returns under /proc on Node 20.
+    if (!existsSync(dirname(path))) {
+      await mkdir(path, { recursive: true, mode });
+      return;
+    }
+    await mkdir(path, { mode }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
   },
   async syncDir(path) {
     // A directory opened read-only can be fsynced on Linux and macOS; Windows cannot open one, and

@@ -17,7 +17,7 @@ export const DEFAULT_LOG_FILE = 'animals.log';
 /** Fsync period under durability 'interval' unless told otherwise, as Redis's `appendfsync everysec`. */
 export const DEFAULT_INTERVAL_MS = 1000;
 /** The data directory is private to the service. */
-const DATA_DIR_MODE = 0o700;
+export const DATA_DIR_MODE = 0o700;
 const DURABILITIES: readonly Durability[] = ['always', 'interval', 'never'];
 
 /** How to open a data directory. */

@@ -1,6 +1,6 @@
 // `animal-store keys` against a data directory that a running service uses at the same time.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -89,5 +89,20 @@ test('keys --help shows every command with examples', async () => {
     assert.match(child.stdout(), /Examples:/);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('keys create makes a missing data directory, private to its owner', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'animal-store-keys-new-'));
+  try {
+    const dir = join(parent, 'nested', 'data');
+    const child = runCli(['keys', 'create', '--plan', 'pro', '--data-dir', dir]);
+    assert.equal(await child.exited, 0, child.stderr());
+    assert.match(child.stdout(), /ask_[0-9A-Za-z]+/);
+    const file = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8')) as { keys: { plan: string }[] };
+    assert.deepEqual(file.keys.map((key) => key.plan), ['pro']);
+    assert.equal((await stat(join(parent, 'nested', 'data'))).mode & 0o777, 0o700);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,8 @@
 // The newcomer's path: `animal-store serve` in a real child process, first key, restart, bad flags.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,4 +104,47 @@ test('--help lists every flag with an example', async () => {
   assert.equal(await child.exited, 0);
   for (const flag of ['--port', '--host', '--data-dir', '--base-path', '--max-body-bytes', '--durability']) assert.match(child.stdout(), new RegExp(flag));
   assert.match(child.stdout(), /Examples:/);
+});
+
+test('an unusable data directory is exit code 2 with one line naming it and the fix', async () => {
+  const file = join(dataDir, 'a-file');
+  await writeFile(file, 'not a directory');
+  const cases: { dir: string; pattern: RegExp }[] = [{ dir: join(file, 'data'), pattern: /a part of its path is a file, not a directory \(ENOTDIR\)/ }];
+  // A read-only file system, where this machine lets us mount one (root in CI); skipped otherwise.
+  const readOnly = join(dataDir, 'read-only');
+  await mkdir(readOnly);
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', readOnly]).status === 0;
+  if (mounted) cases.push({ dir: join(readOnly, 'data'), pattern: /read-only file system \(EROFS\)/ }, { dir: readOnly, pattern: /read-only file system \(EROFS\)/ });
+  try {
+    for (const { dir, pattern } of cases) {
+      for (const args of [['serve', '--port', '0', '--data-dir', dir], ['keys', 'create', '--plan', 'free', '--data-dir', dir]]) {
+        const child = runCli(args);
+        assert.equal(await child.exited, 2, `${args.join(' ')}: ${child.stderr()}`);
+        assert.match(child.stderr(), new RegExp(`cannot use the data directory ${dir.replaceAll('/', '\\/')}: `));
+        assert.match(child.stderr(), pattern);
+        assert.match(child.stderr(), /pass --data-dir with a writable directory/);
+        assert.equal(child.stderr().trim().split('\n').length, 1, child.stderr());
+        assert.ok(!existsSync(dir) || dir === readOnly, `${dir} was not created`);
+      }
+    }
+  } finally {
+    if (mounted) spawnSync('umount', [readOnly]);
+  }
+});
+
+test('a data directory owned by a running service is exit code 2 naming the owner', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-owned-'));
+  const owner = runCli(['serve', '--port', '0', '--data-dir', dir]);
+  try {
+    await waitForListening(owner);
+    const second = runCli(['serve', '--port', '0', '--data-dir', dir]);
+    assert.equal(await second.exited, 2, second.stderr());
+    assert.match(second.stderr(), /already|another process/i);
+    assert.match(second.stderr(), /pass --data-dir with another directory/);
+    assert.equal(second.stderr().trim().split('\n').length, 1, second.stderr());
+  } finally {
+    owner.process.kill('SIGTERM');
+    await owner.exited;
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// `npm run build:binary [-- --out DIR]`: one executable file that runs `animal-store` with no Node
+// installed beside it (Node's single executable applications, https://nodejs.org/api/single-executable-applications.html).
+// Steps: bundle src/cli.ts and its dependencies into one CommonJS script (Node 20's SEA runs exactly
+// one CommonJS script and can require() only built-in modules), turn it into a SEA blob, copy this
+// node binary and inject the blob into the copy with postject. Default output: dist/sea/animal-store.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { inject } from 'postject';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The fuse every SEA-capable node binary carries; postject flips it so node runs the injected blob. */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const NAME = process.platform === 'win32' ? 'animal-store.exe' : 'animal-store';
+/** The one expression of src/cli.ts that reads a file beside the code: there is no such file beside a binary. */
+const VERSION_READ = /JSON\.parse\(readFileSync\(new URL\('\.\.\/package\.json', import\.meta\.url\), 'utf8'\)\)/;
+
+const { values } = parseArgs({ options: { out: { type: 'string' }, help: { type: 'boolean' } } });
+if (values.help === true) {
+  process.stdout.write('Usage: node scripts/build-binary.mjs [--out DIR]   (default DIR: dist/sea)\n');
+  process.exit(0);
+}
+const outDir = resolve(values.out ?? join(ROOT, 'dist', 'sea'));
+const bundlePath = join(outDir, 'animal-store.cjs');
+const blobPath = join(outDir, 'animal-store.blob');
+const configPath = join(outDir, 'sea-config.json');
+const binaryPath = join(outDir, NAME);
+const startedMs = performance.now();
+
+const nodeBinary = readFileSync(process.execPath);
+if (!nodeBinary.includes(SEA_FUSE)) {
+  fail(`${process.execPath} (node ${process.version}) has no single-executable fuse; use an official Node.js build (20.12 or later)`);
+}
+
+mkdirSync(outDir, { recursive: true });
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+/** Replaces the version read of src/cli.ts with the version itself, and fails the build if it is not found. */
+const inlineVersion = {
+  name: 'inline-version',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]cli\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!VERSION_READ.test(source)) fail(`${args.path} no longer reads ../package.json as this script expects; update VERSION_READ`);
+      return { contents: source.replace(VERSION_READ, JSON.stringify({ version })), loader: 'ts' };
+    });
+  },
+};
+
+// From src/, not dist/: esbuild reads TypeScript itself, so the binary needs no prior `npm run build`
+// and never races one writing dist/.
+const bundled = await build({
+  entryPoints: [join(ROOT, 'src', 'cli.ts')],
+  outfile: bundlePath,
+  bundle: true, // dynamic import() of a literal path (src/server.ts loads ./storage/index.js) is bundled too
+  platform: 'node',
+  format: 'cjs',
+  target: `node${process.versions.node}`,
+  // In a CommonJS bundle import.meta is empty: import.meta.url becomes the running file, so relative
+  // URLs resolve beside the binary. The fragment keeps every bundled module's "am I the main module?"
+  // check (import.meta.url === the URL of argv[1]) false: they all share this one URL now.
+  define: { 'import.meta.url': '__animal_store_url' },
+  banner: { js: 'const __animal_store_url = `${require("node:url").pathToFileURL(__filename).href}#bundled`;' },
+  plugins: [inlineVersion],
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+});
+if (bundled.errors.length > 0) fail('esbuild failed');
+// esbuild bundles every package it can resolve, so what stays outside is built-in modules. One this
+// node lacks (undici's lazily loaded node:sqlite, on Node 20) fails only if that code runs: say so.
+const external = [...new Set(Object.values(bundled.metafile.outputs).flatMap((output) => output.imports)
+  .filter((item) => item.external && !isBuiltin(item.path)).map((item) => item.path))];
+if (external.length > 0) process.stderr.write(`build-binary: warning: the bundle can require() ${external.join(', ')}, which node ${process.version} does not have; only code that never runs here may use them\n`);
+
+writeFileSync(configPath, `${JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true }, null, 2)}\n`);
+execFileSync(process.execPath, ['--experimental-sea-config', configPath], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+rmSync(binaryPath, { force: true });
+copyFileSync(process.execPath, binaryPath);
+chmodSync(binaryPath, 0o755);
+if (process.platform === 'darwin') execFileSync('codesign', ['--remove-signature', binaryPath]);
+await inject(binaryPath, 'NODE_SEA_BLOB', readFileSync(blobPath), {
+  sentinelFuse: SEA_FUSE,
+  ...(process.platform === 'darwin' && { machoSegmentName: 'NODE_SEA' }),
+});
+// macOS refuses to run a binary whose signature no longer matches: sign it again, ad hoc.
+if (process.platform === 'darwin') execFileSync('codesign', ['--sign', '-', binaryPath]);
+
+const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
+const mebibytes = (statSync(binaryPath).size / 2 ** 20).toFixed(1);
+process.stdout.write(`built ${binaryPath} (${mebibytes} MiB, node ${process.version}, bundle ${(statSync(bundlePath).size / 1024).toFixed(0)} KiB) in ${seconds} s\n`);
+
+function fail(message) {
+  process.stderr.write(`build-binary: ${message}\n`);
+  process.exit(1);
+}
