@@ -68,13 +68,11 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
     throw error;
   }
   const apiUrl = `${address.url}${app.settings.basePath}`;
-  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir ?? 'memory'})\n`);
-  if (app.firstKey !== undefined) {
-    print(
-      `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`
-      + `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`,
-    );
-  }
+  // One write, so that whoever reads the output (a script, a test) sees the first key with the address.
+  const firstKeyNote = app.firstKey === undefined ? ''
+    : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`
+      + `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
+  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir ?? 'memory'})\n${firstKeyNote}`);
   const stop = (): void => {
     app.close().then(() => process.exit(0), (error: unknown) => {
       process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);
