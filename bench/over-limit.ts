@@ -6,15 +6,14 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
+import { AnimalStoreClient, AnimalStoreError, type RetryPolicy } from '../src/client/index.js';
 import { runLoad, type LoadResult, type ResponseHeaders } from './load.js';
 import { LIST_LIMIT, type Target } from './scenarios.js';
 
 /** Requests sent past the key's remaining tokens: refusals, but fewer than the 31 that start a ban. */
 export const OVER_LIMIT_REFUSALS = 20;
-/** The recovering client: first backoff, its cap, and how long it may take in all. */
-const BACKOFF_BASE_MS = 250;
-const BACKOFF_MAX_MS = 60_000;
-const RECOVERY_DEADLINE_MS = 180_000;
+/** The recovering client's policy: first backoff, its cap, and how long it may take in all. */
+const RECOVERY_POLICY: RetryPolicy = { maxAttempts: 30, baseDelayMs: 250, maxDelayMs: 60_000, deadlineMs: 180_000 };
 /** Slack for clocks and rounding when comparing Unix-second headers with this machine's clock. */
 const CLOCK_SLACK_SECONDS = 2;
 const DAY_SECONDS = 86_400;
@@ -49,12 +48,6 @@ export function checkRateLimitHeaders(status: number, headers: ResponseHeaders, 
     if (remaining !== 0) return '429: X-RateLimit-Remaining is not 0';
   }
   return undefined;
-}
-
-/** The delay before retry `attempt` (from 0): Retry-After when given, else BACKOFF_BASE_MS × 2^attempt, whichever is longer. */
-export function backoffMs(attempt: number, retryAfterSeconds: number | undefined): number {
-  const exponential = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
-  return Math.max(exponential, (retryAfterSeconds ?? 0) * 1000);
 }
 
 export interface OverLimitResult {
@@ -94,25 +87,31 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
   const failures: string[] = [];
   if ((drive.statusCounts[429] ?? 0) === 0) failures.push(`no 429 after ${drive.completed} requests on a key with ${remainingBefore} left`);
 
-  // The recovering client: one request at a time, waiting as told after each 429.
+  // The recovering client is animal-store/client: it honours Retry-After and backs off exponentially
+  // with jitter. Its sleep is wrapped only to record the waits it chose.
   const started = performance.now();
   const waitsMs: number[] = [];
+  const client = new AnimalStoreClient({
+    baseUrl: `${target.origin}${target.basePath}`,
+    apiKey: target.key ?? '',
+    connections: 1,
+    retry: RECOVERY_POLICY,
+    sleep: (ms) => {
+      waitsMs.push(ms);
+      return sleep(ms);
+    },
+  });
   let recovered = false;
   let attempts = 0;
-  while (!recovered && performance.now() - started < RECOVERY_DEADLINE_MS) {
-    const response = await request(`${target.origin}${path}`, { headers });
-    await response.body.dump();
-    attempts += 1;
-    const fault = checkRateLimitHeaders(response.statusCode, response.headers, Date.now());
-    if (fault !== undefined) failures.push(`recovery: ${fault}`);
-    if (response.statusCode === 200) {
-      recovered = true;
-      break;
-    }
-    const waitMs = backoffMs(attempts - 1, wholeNumber(header(response.headers, 'retry-after')));
-    waitsMs.push(waitMs);
-    await sleep(waitMs);
+  try {
+    await client.listPets({ limit: LIST_LIMIT });
+    attempts = waitsMs.length + 1;
+    recovered = true;
+  } catch (error) {
+    attempts = error instanceof AnimalStoreError ? error.attempts : attempts;
+    failures.push(`no 200 within ${RECOVERY_POLICY.deadlineMs} ms of honouring Retry-After: ${(error as Error).message}`);
+  } finally {
+    await client.close();
   }
-  if (!recovered) failures.push(`no 200 within ${RECOVERY_DEADLINE_MS} ms of honouring Retry-After`);
   return { drive, limit, remainingBefore, recovery: { recovered, attempts, elapsedMs: performance.now() - started, waitsMs }, failures };
 }

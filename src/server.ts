@@ -23,7 +23,7 @@ import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
 import { orderOperations } from './orders/operations.js';
 import { petOperations } from './pets/operations.js';
-import { decodeChange } from './state/changes.js';
+import { decodeChangeAt, type Change } from './state/changes.js';
 import { durableLog } from './state/durable-log.js';
 import { NO_LOG, StoreState } from './state/store-state.js';
 import type { Journal } from './storage/index.js';
@@ -83,11 +83,18 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   } else {
     // openJournal creates the directory. Loaded only with a data directory: an in-memory embedding never needs the storage layer.
     const { openJournal } = await import('./storage/index.js');
-    const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log });
+    // Records are decoded from the log's bytes as replay finds them; a record this service did not
+    // write stops start-up, naming it.
+    const changes: Change[] = [];
+    const onRecord = (bytes: Buffer, start: number, end: number): void => {
+      changes.push(decodeChangeAt(bytes, start, end, () => `${dataDir}/animals.log record ${changes.length + 1}`));
+    };
+    const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log, onRecord });
     journal = opened.journal;
     try {
       state = new StoreState(durableLog(journal, () => state, settings.compactMinRecords, log), clock);
-      opened.replayed.payloads.forEach((payload, index) => state.apply(decodeChange(payload, `${dataDir}/animals.log record ${index + 1}`)));
+      for (const change of changes) state.apply(change);
+      changes.length = 0;
       // A torn last record was never acknowledged under "always", but under "interval"/"never" it may have
       // been: its id is not handed out again (issue 3: ids continue after the highest id ever written).
       const tornId = opened.replayed.tornTail === undefined ? undefined : /"id":([1-9][0-9]{0,15})[,}]/.exec(opened.replayed.tornTail.text)?.[1];

@@ -79,6 +79,52 @@ function decodePlainPet(payload: string): Change | undefined {
   return undefined;
 }
 
+const PET_PREFIX_BYTES = Buffer.from(PET_RECORD_PREFIX);
+const PET_SUFFIX_BYTES = PET_RECORD_SUFFIXES.map(([status, suffix]) => [status, Buffer.from(suffix)] as const);
+/** Where the pet's JSON starts in a plain pet record: at its `{"id":`. */
+const PET_JSON_OFFSET = PET_RECORD_PREFIX.length - '{"id":'.length;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const COMMA = 0x2c;
+/** 2^53 − 1 has 16 digits. */
+const MAX_ID_DIGITS = 16;
+
+/** Whether `bytes` holds `expected` at `at`; a plain loop, as Buffer#compare's argument checks cost more than these few bytes. */
+function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
+  for (let index = 0; index < expected.length; index++) {
+    if (bytes[at + index] !== expected[index]) return false;
+  }
+  return true;
+}
+
+/** decodePlainPet on the record's bytes: the pet's JSON becomes the only string made of it. */
+function decodePlainPetAt(bytes: Buffer, start: number, end: number): Change | undefined {
+  const idStart = start + PET_PREFIX_BYTES.length;
+  if (end <= idStart || !bytesAt(bytes, start, PET_PREFIX_BYTES)) return undefined;
+  let id = 0;
+  let index = idStart;
+  for (; index < end && index - idStart <= MAX_ID_DIGITS; index++) {
+    const byte = bytes[index] as number;
+    if (byte === COMMA) break;
+    if (byte < DIGIT_0 || byte > DIGIT_9 || (byte === DIGIT_0 && index === idStart)) return undefined;
+    id = id * 10 + (byte - DIGIT_0);
+  }
+  if (bytes[index] !== COMMA || !isId(id)) return undefined;
+  for (const [status, suffix] of PET_SUFFIX_BYTES) {
+    if (end - suffix.length <= index || !bytesAt(bytes, end - suffix.length, suffix)) continue;
+    return { op: 'pet', pet: { id, status, json: bytes.toString('utf8', start + PET_JSON_OFFSET, end - 1) } };
+  }
+  return undefined;
+}
+
+/**
+ * decodeChange of the record `bytes[start, end)`, as replay hands it over: a plain pet record is
+ * read from the bytes, any other is decoded as text. `where` names the record for an error.
+ */
+export function decodeChangeAt(bytes: Buffer, start: number, end: number, where: () => string): Change {
+  return decodePlainPetAt(bytes, start, end) ?? decodeChange(bytes.toString('utf8', start, end), where());
+}
+
 /** Parses a record; throws an Error naming `where` when it is not one this service writes. */
 export function decodeChange(payload: string, where: string): Change {
   const plainPet = decodePlainPet(payload);

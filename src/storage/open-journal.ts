@@ -8,7 +8,7 @@ import type { Durability } from './journal.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { nodeFs } from './node-fs.js';
-import { replay } from './replay.js';
+import { replayRecords, type RecordVisitor } from './replay.js';
 import type { StorageFs } from './storage-fs.js';
 import { defaultWarn } from './warn.js';
 
@@ -34,12 +34,19 @@ export interface JournalOptions {
   fs?: StorageFs;
   /** Where warnings go (torn tail cut, stale lock taken over, read-only); default one line on stderr. */
   warn?: (message: string) => void;
+  /**
+   * Receives every intact record's payload bytes, in file order, instead of `replayed.payloads`
+   * (which then stays empty): no string per record unless the reader makes one.
+   */
+  onRecord?: RecordVisitor;
 }
 
 /** What the log held when it was opened. */
 export interface ReplayedLog {
-  /** The JSON payload text of every intact record, in file order. */
+  /** The JSON payload text of every intact record, in file order; empty when `onRecord` read them. */
   payloads: string[];
+  /** How many intact records the log held. */
+  records: number;
   /** What was cut off the end (the torn bytes as UTF-8 with replacement), and where it started. */
   tornTail?: { offset: number; text: string };
 }
@@ -71,7 +78,10 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
       content = Buffer.alloc(0);
       created = true;
     }
-    const found = replay(content, path);
+    const payloads: string[] = [];
+    const found = replayRecords(content, path, options.onRecord ?? ((bytes, start, end) => {
+      payloads.push(bytes.toString('utf8', start, end));
+    }));
     const file = await fs.open(path, 'a');
     try {
       if (found.tornTail !== undefined) {
@@ -98,13 +108,13 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
       tempPath,
       file,
       bytes: found.validBytes,
-      records: found.payloads.length,
+      records: found.records,
       durability,
       intervalMs,
       warn,
       releaseLock,
     });
-    const replayed: ReplayedLog = { payloads: found.payloads };
+    const replayed: ReplayedLog = { payloads, records: found.records };
     if (found.tornTail !== undefined) replayed.tornTail = found.tornTail;
     return { journal, replayed };
   } catch (error) {

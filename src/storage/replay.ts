@@ -17,26 +17,41 @@ export interface ReplayResult {
 
 /** Replays a log's bytes; throws CorruptLogError (naming `fileName` and the line) for damage before the last line. */
 export function replay(buffer: Uint8Array, fileName: string): ReplayResult {
-  const bytes = buffer instanceof Buffer ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   const payloads: string[] = [];
+  const { validBytes, tornTail } = replayRecords(buffer, fileName, (bytes, start, end) => {
+    payloads.push(bytes.toString('utf8', start, end));
+  });
+  return tornTail === undefined ? { payloads, validBytes } : { payloads, validBytes, tornTail };
+}
+
+/** Receives one intact record's payload, `bytes[start, end)`, in file order. */
+export type RecordVisitor = (bytes: Buffer, start: number, end: number) => void;
+
+/**
+ * As replay, but hands each payload to `visit` as bytes instead of collecting strings: a reader that
+ * keeps only part of a record (the pet's JSON) makes no string of the rest, which at a million records
+ * is most of start-up's garbage. An error thrown by `visit` stops the replay.
+ */
+export function replayRecords(buffer: Uint8Array, fileName: string, visit: RecordVisitor): { records: number; validBytes: number; tornTail?: { offset: number; text: string } } {
+  const bytes = buffer instanceof Buffer ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   let offset = 0;
   let line = 1;
   while (offset < bytes.length) {
     const newline = bytes.indexOf(NEWLINE, offset);
     // No newline: the last write stopped part-way through this record.
-    if (newline === -1) return torn(bytes, payloads, offset);
+    if (newline === -1) return torn(bytes, line - 1, offset);
     const parsed = parseRecord(bytes, offset, newline);
     if (typeof parsed === 'string') {
-      if (newline === bytes.length - 1) return torn(bytes, payloads, offset);
+      if (newline === bytes.length - 1) return torn(bytes, line - 1, offset);
       throw new CorruptLogError(fileName, line, offset, parsed);
     }
-    payloads.push(bytes.toString('utf8', parsed.payloadStart, parsed.payloadEnd));
+    visit(bytes, parsed.payloadStart, parsed.payloadEnd);
     offset = newline + 1;
     line += 1;
   }
-  return { payloads, validBytes: offset };
+  return { records: line - 1, validBytes: offset };
 }
 
-function torn(bytes: Buffer, payloads: string[], offset: number): ReplayResult {
-  return { payloads, validBytes: offset, tornTail: { offset, text: bytes.toString('utf8', offset) } };
+function torn(bytes: Buffer, records: number, offset: number): { records: number; validBytes: number; tornTail: { offset: number; text: string } } {
+  return { records, validBytes: offset, tornTail: { offset, text: bytes.toString('utf8', offset) } };
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { createBaselineServer } from '../../bench/baseline.js';
-import { backoffMs, checkRateLimitHeaders } from '../../bench/over-limit.js';
+import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
 import { nextLink } from '../../bench/scenarios.js';
 
@@ -26,14 +26,6 @@ test('rate-limit headers of a 429: all present, Retry-After at least 1 and not p
   assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '61' }, NOW_MS) ?? '', /Remaining/);
   assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-reset': '5' }, NOW_MS) ?? '', /Reset/);
   assert.match(checkRateLimitHeaders(200, { ...good, ratelimit: undefined }, NOW_MS) ?? '', /RateLimit/);
-});
-
-test('backoff: Retry-After when longer, else 250 ms doubling, capped at a minute', () => {
-  assert.equal(backoffMs(0, 1), 1000);
-  assert.equal(backoffMs(3, 1), 2000);
-  assert.equal(backoffMs(2, undefined), 1000);
-  assert.equal(backoffMs(20, undefined), 60_000);
-  assert.equal(backoffMs(20, 900), 900_000);
 });
 
 test('per-second stats leave out a partial last second', () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { storedOrder } from '../../src/orders/order-book.js';
 import { storedPet, withStatus } from '../../src/pets/pet-store.js';
-import { decodeChange, encodeChange, type Change } from '../../src/state/changes.js';
+import { decodeChange, decodeChangeAt, encodeChange, type Change } from '../../src/state/changes.js';
 import { StoreState, type ChangeLog } from '../../src/state/store-state.js';
 
 const clock = new ManualClock(Date.UTC(2027, 0, 1));
@@ -80,10 +80,41 @@ test('the fast path of replay reads plain pet records exactly as the full parser
   for (const name of ['Rex', 'x","status":"sold"}}', '\\"status\\":\\"pending\\"}', '😀 \u2028 "quoted"', 'a,b']) {
     for (const status of ['available', 'pending', 'sold'] as const) {
       const pet = storedPet(12345, name, 7, status);
-      const decoded = decodeChange(encodeChange({ op: 'pet', pet }), 'test');
+      const record = encodeChange({ op: 'pet', pet });
+      const decoded = decodeChange(record, 'test');
       assert.deepEqual(decoded, { op: 'pet', pet });
       assert.deepEqual(JSON.parse((decoded as { pet: { json: string } }).pet.json), { id: 12345, name, categoryId: 7, status });
+      // From the bytes, as replay hands records over, somewhere inside a larger buffer.
+      const bytes = Buffer.from(`xx${record}yy`);
+      assert.deepEqual(decodeChangeAt(bytes, 2, bytes.length - 2, () => 'test'), { op: 'pet', pet });
     }
+  }
+});
+
+test('records the byte path does not recognise are decoded as text, and damage is named', () => {
+  const order = encodeChange({ op: 'order', order: storedOrder(4, 9, 'placed', '2026-11-22T10:00:00.000Z'), pet: storedPet(9, 'Rex', 1, 'pending') });
+  for (const record of [
+    order,
+    '{"op":"pet","pet":{"id":0012,"name":"Rex","categoryId":1,"status":"sold"}}',
+    '{"op":"pet","pet":{"id":1e3,"name":"Rex","categoryId":1,"status":"sold"}}',
+    '{"op":"pet","pet":{"id":99999999999999999,"name":"Rex","categoryId":1,"status":"sold"}}',
+    '{"op":"pet","pet":{"id":7,"name":"Rex","categoryId":1,"status":"lost"}}',
+    '{"op":"pet","pet":{"id":7',
+  ]) {
+    const bytes = Buffer.from(record);
+    let viaText: unknown;
+    try {
+      viaText = decodeChange(record, 'record 3');
+    } catch (error) {
+      viaText = error;
+    }
+    let viaBytes: unknown;
+    try {
+      viaBytes = decodeChangeAt(bytes, 0, bytes.length, () => 'record 3');
+    } catch (error) {
+      viaBytes = error;
+    }
+    assert.deepEqual(viaBytes, viaText, record);
   }
 });
 

@@ -15,7 +15,7 @@ function countCalls(fs: MemoryFs): Map<FsOp, number> {
 
 test('opening an empty directory creates it, the lock and an empty log', async () => {
   const { journal, replayed, fs } = await openTestJournal();
-  assert.deepEqual(replayed, { payloads: [] });
+  assert.deepEqual(replayed, { payloads: [], records: 0 });
   assert.deepEqual(fs.list(DATA_DIR).sort(), ['LOCK', 'animals.log']);
   assert.equal(fs.peek(`${DATA_DIR}/LOCK`)?.toString(), `${process.pid}\n`);
   assert.equal(journal.writable, true);
@@ -85,7 +85,7 @@ test('a torn last record is cut off with a warning naming the file and the byte 
   fs.setFile(LOG_PATH, good + encodeRecord(pet(2)).slice(0, 10));
   const { journal, replayed, warnings } = await openTestJournal({ fs });
   const offset = Buffer.byteLength(good);
-  assert.deepEqual(replayed, { payloads: [pet(1)], tornTail: { offset, text: encodeRecord(pet(2)).slice(0, 10) } });
+  assert.deepEqual(replayed, { payloads: [pet(1)], records: 1, tornTail: { offset, text: encodeRecord(pet(2)).slice(0, 10) } });
   assert.ok(warnings.some((w) => w.includes(LOG_PATH) && w.includes(`byte offset ${offset}`)), warnings.join('\n'));
   assert.equal(fs.powerLossImage().peek(LOG_PATH)?.toString(), good, 'the cut is durable');
   await journal.append(pet(3));
