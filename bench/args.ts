@@ -35,6 +35,8 @@ export interface BenchOptions {
   amount: number | undefined;
   /** Fixed arrival rate in requests per second; undefined sends as fast as answers come back. */
   ratePerSecond: number | undefined;
+  /** The same load first, unmeasured, on the same connections (0: none). */
+  warmupMs: number;
   scenario: ScenarioName;
   /** Where to write the JSON result too. */
   jsonFile: string | undefined;
@@ -64,6 +66,7 @@ Options:
   -d, --duration TIME  Run length: 10, 10s, 500ms or 1m [10s]
   -a, --amount N       Send N requests instead of running for a time
   -R, --rate N         Fixed arrival rate in requests/s; latency counts from the intended send time
+  -w, --warmup TIME    The same load first, unmeasured, on the same connections [0]
   -t, --timeout TIME   Per-request timeout [10s]
   --json FILE          Also write the result as JSON to FILE
   --pets N             Pets to seed (local: generated log; --url: missing ones created by POST)
@@ -118,6 +121,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       duration: { type: 'string', short: 'd' },
       amount: { type: 'string', short: 'a' },
       rate: { type: 'string', short: 'R' },
+      warmup: { type: 'string', short: 'w' },
       timeout: { type: 'string', short: 't' },
       scenario: { type: 'string', short: 's' },
       json: { type: 'string' },
@@ -159,6 +163,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     durationMs: amount !== undefined ? undefined : values.duration === undefined ? DEFAULT_DURATION_MS : parseTimeMs(values.duration, '--duration'),
     amount,
     ratePerSecond: rate,
+    warmupMs: values.warmup === undefined || values.warmup === '0' ? 0 : parseTimeMs(values.warmup, '--warmup'),
     scenario: scenario as ScenarioName,
     jsonFile: values.json,
     timeoutMs: values.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseTimeMs(values.timeout, '--timeout'),

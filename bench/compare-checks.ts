@@ -25,6 +25,8 @@ export interface CompareLoad {
 
 /** Each side gets this long to warm up (JIT, connection set-up) before the measured rounds. */
 export const WARMUP_MS = 2000;
+/** Each measured run first sends this long unmeasured on its own connections, so none starts cold. */
+const RUN_WARMUP_MS = 500;
 /** Pets of the store the throughput checks run on (several pages: list answers a full page and a Link). */
 const SMALL_STORE_PETS = 1000;
 /** The store size of the deep-page target. */
@@ -43,6 +45,7 @@ function side(origin: string, prepared: PreparedScenario, scenario: LoadScenario
     durationMs,
     amount: undefined,
     ratePerSecond: overrides.ratePerSecond,
+    warmupMs: RUN_WARMUP_MS,
     timeoutMs: load.timeoutMs,
     nextRequest: prepared.nextRequest,
     expectedStatuses: new Set(scenario.expectedStatuses),
@@ -186,22 +189,36 @@ export interface HalfPeakResult {
   peakRequestsPerSecond: number;
   ratePerSecond: number;
   paced: SideTotals;
+  /** The bare node:http baseline at the same rate: the latency floor of this machine and load generator. */
+  baseline: SideTotals;
 }
 
-/** list at half of its peak rate (peak measured here unless given), latency from the intended send times. */
+/**
+ * list at half of its peak rate (peak measured here unless given), latency from the intended send
+ * times, alternately with the baseline at the same rate: on a small machine the load generator shares
+ * the CPU, and the baseline's p99 shows how much of the service's is the machine's.
+ */
 export function listAtHalfPeak(load: CompareLoad, peakRequestsPerSecond?: number): Promise<HalfPeakResult> {
   return withService('always', SMALL_STORE_PETS, async (_service, target) => {
     const prepared = await SCENARIOS.list.prepare(target);
-    const flatOut = side(target.origin, prepared, SCENARIOS.list, load);
     let peak = peakRequestsPerSecond;
     if (peak === undefined) {
+      const flatOut = side(target.origin, prepared, SCENARIOS.list, load);
       await flatOut(WARMUP_MS);
       peak = totals([await flatOut(load.durationMs / 2)]).requestsPerSecond;
     }
     const ratePerSecond = halfOfPeakRate(peak);
-    load.log(`list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s`);
-    await side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond })(WARMUP_MS);
-    const paced = totals([await side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond })(load.durationMs)]);
-    return { peakRequestsPerSecond: peak, ratePerSecond, paced };
+    load.log(`list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s, alternately with the baseline`);
+    const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
+    try {
+      const [paced, bare] = await alternate(
+        side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond }),
+        side(baseline.origin, prepared, SCENARIOS.list, load, { ratePerSecond }),
+        load,
+      );
+      return { peakRequestsPerSecond: peak, ratePerSecond, paced, baseline: bare };
+    } finally {
+      await baseline.close();
+    }
   });
 }

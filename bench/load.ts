@@ -34,6 +34,11 @@ export interface LoadOptions {
   nextRequest(index: number): RequestSpec;
   /** Statuses the scenario expects; any other counts as unexpected. */
   expectedStatuses: ReadonlySet<number>;
+  /**
+   * Runs the same load this long first, on the same connections, and discards what it measured: the
+   * measured run then starts on open, warm connections, not with their set-up (autocannon's --warmup).
+   */
+  warmupMs?: number;
   /** Checks one answer's headers; returns what is wrong with it, if anything. */
   inspect?(status: number, headers: ResponseHeaders): string | undefined;
   /** Called every `progressIntervalMs` while running. */
@@ -131,16 +136,9 @@ class LoadRun {
   #startMs = 0;
   #finish: () => void = () => {};
 
-  constructor(options: LoadOptions) {
+  constructor(options: LoadOptions, pool: Pool) {
     this.#options = options;
-    this.#pool = new Pool(options.origin, {
-      connections: options.connections,
-      pipelining: options.pipelining,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connectTimeout: options.timeoutMs,
-      keepAliveTimeout: 30_000,
-    });
+    this.#pool = pool;
     this.#schedule = options.ratePerSecond === undefined ? undefined : new RateSchedule(options.ratePerSecond, 0);
     this.result = {
       elapsedMs: 0, completed: 0, bodyBytes: 0, statusCounts: {}, errors: 0, timeouts: 0, unexpected: 0, problems: [], latency: new Histogram(),
@@ -171,7 +169,6 @@ class LoadRun {
     await done;
     this.result.elapsedMs = performance.now() - this.#startMs;
     clearInterval(progress);
-    await this.#pool.close();
     return this.result;
   }
 
@@ -239,8 +236,24 @@ class LoadRun {
   }
 }
 
-/** Runs one load test and resolves with what it measured. */
-export function runLoad(options: LoadOptions): Promise<LoadResult> {
+/** Runs one load test (after its warm-up, if any) and resolves with what it measured. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.durationMs === undefined && options.amount === undefined) throw new TypeError('runLoad needs durationMs or amount');
-  return new LoadRun(options).start();
+  const pool = new Pool(options.origin, {
+    connections: options.connections,
+    pipelining: options.pipelining,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connectTimeout: options.timeoutMs,
+    keepAliveTimeout: 30_000,
+  });
+  try {
+    if (options.warmupMs !== undefined && options.warmupMs > 0) {
+      const { onProgress: _progress, ...rest } = options;
+      await new LoadRun({ ...rest, durationMs: options.warmupMs, amount: undefined }, pool).start();
+    }
+    return await new LoadRun(options, pool).start();
+  } finally {
+    await pool.close();
+  }
 }

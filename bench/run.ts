@@ -82,6 +82,7 @@ async function runScenarioAt(options: BenchOptions, apiUrl: string, key: string 
     durationMs: options.durationMs,
     amount: options.amount,
     ratePerSecond: options.ratePerSecond,
+    warmupMs: options.warmupMs,
     timeoutMs: options.timeoutMs,
     nextRequest: prepared.nextRequest,
     expectedStatuses: new Set(scenario.expectedStatuses),
