@@ -5,6 +5,7 @@
 // and each side is warmed up first so neither pays for the JIT inside the window.
 import { request } from 'undici';
 import type { Durability } from './args.js';
+import { admissionNanoseconds, processCpuMs } from './admission-cost.js';
 import { startBaseline, type CannedAnswer } from './baseline.js';
 import { startLocalService, type LocalService } from './local-service.js';
 import { runLoad, type LoadResult, type RequestSpec } from './load.js';
@@ -220,5 +221,32 @@ export function listAtHalfPeak(load: CompareLoad, peakRequestsPerSecond?: number
     } finally {
       await baseline.close();
     }
+  });
+}
+
+export interface AdmissionResult {
+  /** CPU per admitted request: address check, key lookup, both buckets, headers. */
+  admissionNs: number;
+  /** The service's CPU per list answer at full speed. */
+  routeNs: number;
+  /** admissionNs / routeNs. */
+  share: number;
+  requestsPerSecond: number;
+}
+
+/** Issue 4: the CPU share of authentication and the limiter in the list route (see admission-cost.ts). */
+export function compareAdmission(load: CompareLoad): Promise<AdmissionResult> {
+  return withService('always', SMALL_STORE_PETS, async (service, target) => {
+    const prepared = await SCENARIOS.list.prepare(target);
+    const flatOut = side(target.origin, prepared, SCENARIOS.list, load);
+    await flatOut(WARMUP_MS);
+    load.log('limiter: the service\'s CPU time per list answer, then the admission path in-process');
+    const cpuBefore = processCpuMs(service.pid);
+    const run = await flatOut(load.durationMs);
+    const cpuAfter = processCpuMs(service.pid);
+    if (cpuBefore === undefined || cpuAfter === undefined) throw new Error('the service\'s CPU time is read from /proc, which this system lacks');
+    const routeNs = ((cpuAfter - cpuBefore) * 1e6) / run.completed;
+    const admissionNs = admissionNanoseconds();
+    return { admissionNs, routeNs, share: admissionNs / routeNs, requestsPerSecond: (run.completed * 1000) / run.elapsedMs };
   });
 }

@@ -5,16 +5,17 @@
 //   create              creates/s with fsync always / with never, 64 connections       ≥ 0.75
 //   startup             replay of 1,000,000 pets                                        ≤ 2 s, ≤ 300 B/pet
 //   latency             list p99 at half of the peak rate                               ≤ 5 ms
+//   limiter             CPU of authentication + limiter / CPU of a list answer           ≤ 5 %
 // Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
-import { compareDeepPage, compareDurability, compareWithBaseline, DEEP_STORE_PETS, listAtHalfPeak, WARMUP_MS, type CompareLoad, type SideTotals } from './compare-checks.js';
+import { compareAdmission, compareDeepPage, compareDurability, compareWithBaseline, DEEP_STORE_PETS, listAtHalfPeak, WARMUP_MS, type CompareLoad, type SideTotals } from './compare-checks.js';
 import { drawTable, formatNumber } from './report.js';
 import { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
-const CHECKS = ['list', 'get', 'deep-page', 'create', 'startup', 'latency'] as const;
+const CHECKS = ['list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -24,7 +25,7 @@ Measures the targets of issue 6 on local services (child processes) and prints a
 
 Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
-                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all six]
+                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all seven]
   -d, --duration TIME  Measured time per side of each comparison [10s]
   --rounds N           Alternations per comparison (the duration is split over them) [4]
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
@@ -113,6 +114,15 @@ async function main(argv: string[]): Promise<number> {
       figures[check] = result;
       rows.push({ check: `startup: replay of ${formatNumber(result.pets)} pets`, measured: `${formatNumber(result.startMs)} ms`, target: '≤ 2,000 ms', pass: result.startMs <= 2000 });
       rows.push({ check: 'startup: resident memory per pet', measured: `${result.rssBytesPerPet.toFixed(0)} B (RSS ${formatNumber(result.rssBytes / 1e6, 1)} MB; empty ${formatNumber(result.emptyRssBytes / 1e6, 1)} MB)`, target: '≤ 300 B', pass: result.rssBytesPerPet <= 300 });
+    } else if (check === 'limiter') {
+      const result = await compareAdmission(load);
+      figures[check] = result;
+      rows.push({
+        check: 'limiter + key lookup: share of list CPU',
+        measured: `${(result.share * 100).toFixed(1)} % (${formatNumber(result.admissionNs / 1000, 2)} µs of ${formatNumber(result.routeNs / 1000, 1)} µs per request)`,
+        target: '≤ 5 %',
+        pass: result.share <= 0.05,
+      });
     } else if (check === 'latency') {
       const result = await listAtHalfPeak(load);
       note(result.paced, check);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
 import { createBaselineServer } from '../../bench/baseline.js';
+import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
 import { nextLink } from '../../bench/scenarios.js';
@@ -59,4 +60,16 @@ test('the baseline answers every request with the recorded bytes', async () => {
   } finally {
     server.close();
   }
+});
+
+test('the admission path is timed per request, and a process\'s CPU time is read from /proc', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
+  const nanoseconds = admissionNanoseconds(1, 2000);
+  assert.ok(Number.isFinite(nanoseconds) && nanoseconds > 0, String(nanoseconds));
+  const before = processCpuMs(process.pid) as number;
+  // Spends 50 ms of CPU time (not wall time: the machine may be busy).
+  const start = process.cpuUsage();
+  while (process.cpuUsage(start).user < 50_000) { /* spend CPU time */ }
+  const after = processCpuMs(process.pid) as number;
+  assert.ok(after >= before + 20, `${before} -> ${after} ms`);
+  assert.equal(processCpuMs(2 ** 30), undefined);
 });
