@@ -1,4 +1,5 @@
 // A mistake of the person at the keyboard: reported in one line, exit code 2.
+import { resolve, sep } from 'node:path';
 
 /** Exit code for a usage or configuration error. */
 export const EXIT_USAGE = 2;
@@ -16,6 +17,10 @@ export function asUsage<T>(parse: () => T, helpCommand: string): T {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see ${helpCommand} --help)`);
     throw error;
   }
+}
+
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
 }
 
 /** What an errno code on the data directory means to an operator. */
@@ -37,8 +42,11 @@ const DATA_DIR_PROBLEMS: Readonly<Record<string, string>> = {
 export function dataDirUsageError(error: unknown, dir: string): UsageError | undefined {
   if (!(error instanceof Error)) return undefined;
   if (error.name === 'DataDirLockedError') return new UsageError(`${error.message} Stop that process, or pass --data-dir with another directory.`);
-  const { code } = error as NodeJS.ErrnoException;
+  const { code, path } = error as NodeJS.ErrnoException;
   const problem = code === undefined ? undefined : DATA_DIR_PROBLEMS[code];
-  if (problem === undefined) return undefined;
+  // Only errors on the directory, a file in it or a parent being created: another file's problem is
+  // not fixed by --data-dir.
+  const on = path === undefined ? undefined : resolve(path);
+  if (problem === undefined || on === undefined || !(isWithin(on, resolve(dir)) || isWithin(resolve(dir), on))) return undefined;
   return new UsageError(`cannot use the data directory ${dir}: ${problem} (${code}); pass --data-dir with a writable directory`);
 }
