@@ -14,6 +14,7 @@ const PEAK_MS = 5_000;
 const WINDOW_MS = 60_000;
 const OVERLOAD_MS = 60_000;
 const RECOVERY_MS = 10_000;
+const WINDOW_WARMUP_MS = 1_000;
 /** 128 connections × 16 pipelined: more requests in flight than the service's default bound of 1,024. */
 const OVERLOAD_CONNECTIONS = 128;
 const OVERLOAD_PIPELINING = 16;
@@ -58,7 +59,9 @@ async function main(): Promise<number> {
     const soakRate = Math.floor(peakRate / 2);
     process.stdout.write(`${line('peak', peak, rss())}\nsoak at ${soakRate} req/s for ${minutes} min (rss at start ${rss() ?? '?'} MB)\n`);
     for (let minute = 1; minute <= minutes; minute++) {
-      const window = await runLoad({ ...base, connections: 32, pipelining: 1, durationMs: WINDOW_MS, ratePerSecond: soakRate, expectedStatuses: new Set([200]) });
+      // Each window opens its own connections; a second of unmeasured load first keeps their set-up
+      // (and the generator's own warm-up) out of the steady state the soak measures.
+      const window = await runLoad({ ...base, connections: 32, pipelining: 1, durationMs: WINDOW_MS, warmupMs: WINDOW_WARMUP_MS, ratePerSecond: soakRate, expectedStatuses: new Set([200]) });
       process.stdout.write(`${line(`soak min ${minute}`, window, rss())}\n`);
       if (window.errors + window.timeouts + window.unexpected > 0) failed = true;
     }
