@@ -197,12 +197,18 @@ function orderPaths(): Json {
   // SPEC.md section 1: all operations are grouped under the tag `animals`.
   const tags = ['animals'];
   const common = { tags, security: [{ bearerAuth: [] }], 'x-stability': 'beta' };
+  // DELETE takes no body, but one it is sent is held to the same limit and media type.
+  const bodyErrors = {
+    413: errorResponse('payload_too_large', 'The body is larger than the limit.'),
+    415: errorResponse('unsupported_media_type', 'A non-empty body that is not JSON.'),
+  };
   const orderAnswer = (description: string): Json => ({ description, headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: ref('Order') } } });
   const move = {
     200: orderAnswer('The order in its new state.'),
     400: errorResponse('invalid_parameter', 'orderId is malformed (`invalid_parameter`) or the body breaks OrderUpdate (`invalid_body`).'),
     404: errorResponse('not_found', 'No order has this id.'),
     409: errorResponse('conflict', 'Only a placed order can become delivered or cancelled.'),
+    ...bodyErrors,
     ...COMMON_ERRORS,
   };
   return {
@@ -217,7 +223,12 @@ function orderPaths(): Json {
         responses: {
           200: {
             description: 'A page of orders, in ascending id order.',
-            headers: { ...RATE_LIMIT_HEADERS, Link: header('`<...>; rel="next"` when more orders follow.', { type: 'string' }), 'X-Total-Count': header('How many orders match the filter.') },
+            headers: {
+              ...RATE_LIMIT_HEADERS,
+              Link: header('`<...>; rel="next"` when more orders follow.', { type: 'string' }),
+              'X-Next': header('The URL of the next page, when more orders follow.', { type: 'string' }),
+              'X-Total-Count': header('How many orders match the filter.'),
+            },
             content: { 'application/json': { schema: ref('Orders') } },
           },
           400: errorResponse('invalid_query', 'A query parameter has a bad value or is repeated, or the cursor is not valid here.'),
@@ -233,6 +244,7 @@ function orderPaths(): Json {
           400: errorResponse('invalid_body', 'The body is not JSON or breaks NewOrder.'),
           404: errorResponse('not_found', 'No animal has this id.'),
           409: errorResponse('conflict', 'The animal is not available, or the Idempotency-Key was used with another body or is in flight.'),
+          ...bodyErrors,
           ...COMMON_ERRORS,
         },
       },

@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
 import { loadOrCreateSecret, restoreLimiterState, saveLimiterState, watchKeyFile } from './data-files.js';
 import { onClientError } from './http/client-errors.js';
+import { answerConnect } from './http/connect.js';
 import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import type { Operation } from './http/operation.js';
@@ -201,6 +202,10 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     }, handler);
     server.maxConnections = settings.maxConnections;
     server.on('clientError', onClientError);
+    server.on('connect', answerConnect(handler));
+    // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node would answer a bare
+    // 417 without the JSON body, so such a request is served as if it had no Expect header.
+    server.on('checkExpectation', handler);
     const host = listenOptions.host ?? settings.host;
     await new Promise<void>((done, fail) => {
       server.once('error', fail);

@@ -20,37 +20,46 @@ export class ClientGoneError extends Error {
   }
 }
 
-/** Is this Content-Type one of `mediaTypes`, with no parameter other than `charset=utf-8`? */
+/**
+ * Is this Content-Type one of `mediaTypes`, with no parameter other than one `charset=utf-8`? Empty
+ * parameters (`application/json;`) are allowed, as RFC 9110 section 5.6.6's grammar allows them.
+ */
 export function isJsonContentType(header: string, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): boolean {
   const parts = header.split(';');
   const mediaType = (parts[0] as string).trim().toLowerCase();
   if (!mediaTypes.includes(mediaType)) return false;
+  let charsets = 0;
   for (let index = 1; index < parts.length; index++) {
     const parameter = (parts[index] as string).trim().toLowerCase().replace(/\s*=\s*/, '=');
+    if (parameter === '') continue;
     if (parameter !== 'charset=utf-8' && parameter !== 'charset="utf-8"') return false;
+    charsets++;
   }
-  return true;
+  return charsets <= 1;
+}
+
+/** Does `req` announce a body: a Content-Length above 0, or a Transfer-Encoding (chunked)? */
+export function announcesBody(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > 0;
+}
+
+/** CONTRACT.md section 2: on a request with a body, a repeated Content-Type or Idempotency-Key is 400 invalid_header. */
+function checkSingleHeaders(req: IncomingMessage): void {
+  for (const name of ['Content-Type', 'Idempotency-Key']) {
+    if (countHeader(req, name.toLowerCase()) > 1) {
+      throw new ApiError('invalid_header', `Header "${name}" must be sent once`, [{ path: name, message: `"${name}" was sent more than once` }]);
+    }
+  }
 }
 
 /** Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Promise<unknown> {
-  if (countHeader(req, 'content-type') > 1) {
-    throw new ApiError('invalid_header', 'Header "Content-Type" must be sent once');
-  }
-  const declared = req.headers['content-length'];
-  const declaredBytes = declared === undefined ? undefined : Number(declared);
-  const mayHaveBody = declaredBytes === undefined ? req.headers['transfer-encoding'] !== undefined : declaredBytes > 0;
-  const contentType = req.headers['content-type'];
-  const jsonTyped = contentType !== undefined && isJsonContentType(contentType, mediaTypes);
-  if (mayHaveBody && !jsonTyped) throw unsupportedMediaType(contentType, mediaTypes);
-  if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge(maxBytes);
-
-  const bytes = mayHaveBody ? await readBytes(req, maxBytes) : Buffer.alloc(0);
+  checkSingleHeaders(req);
+  const bytes = await readTypedBytes(req, maxBytes, mediaTypes);
   if (bytes.length === 0) {
     throw new ApiError('invalid_json', 'The request body is missing: send the resource as a JSON object');
   }
-  // A chunked body announced no Content-Type check above could rely on; check it now that it is non-empty.
-  if (!jsonTyped) throw unsupportedMediaType(contentType, mediaTypes);
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -65,7 +74,41 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, media
   }
 }
 
-function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * The body of an operation that takes none (DELETE): it is read and dropped, so the connection can be
+ * kept, but only within the same limits as any body: over the limit 413, not JSON 415, repeated
+ * Content-Type or Idempotency-Key 400. An empty body, or none, is what such a request should carry.
+ */
+export async function skipBody(req: IncomingMessage, maxBytes: number): Promise<void> {
+  if (!announcesBody(req)) return;
+  checkSingleHeaders(req);
+  await readTypedBytes(req, maxBytes, JSON_MEDIA_TYPES);
+}
+
+/**
+ * The body's bytes, refused with 415 when it is non-empty and not of `mediaTypes` and with 413 when it
+ * is over `maxBytes`; both as soon as they are known, before the rest is read. Only a non-empty body
+ * has a media type: an empty one, even chunked, is read to its end and returned empty.
+ */
+async function readTypedBytes(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[]): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  const declaredBytes = declared === undefined ? undefined : Number(declared);
+  const contentType = req.headers['content-type'];
+  const jsonTyped = contentType !== undefined && isJsonContentType(contentType, mediaTypes);
+  if (declaredBytes !== undefined) {
+    if (declaredBytes === 0) return EMPTY;
+    if (!jsonTyped) throw unsupportedMediaType(contentType, mediaTypes);
+    if (declaredBytes > maxBytes) throw tooLarge(maxBytes);
+  } else if (req.headers['transfer-encoding'] === undefined) {
+    return EMPTY;
+  }
+  // A chunked body of another media type is refused at its first byte; an empty one reads as empty.
+  return readBytes(req, maxBytes, jsonTyped ? undefined : () => unsupportedMediaType(contentType, mediaTypes));
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function readBytes(req: IncomingMessage, maxBytes: number, refuseContent: (() => ApiError) | undefined): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -77,6 +120,12 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
+      if (refuseContent !== undefined && chunk.length > 0) {
+        cleanup();
+        req.pause();
+        reject(refuseContent());
+        return;
+      }
       if (received > maxBytes) {
         // Stop here: the answer goes out with "Connection: close" and the rest is never buffered.
         cleanup();

@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type KeyLookup } from '../auth/authorization.js';
 import type { ApiKey } from '../auth/api-key.js';
 import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { ApiError, errorBody } from '../errors.js';
 import type { Decision, RateLimiter } from '../limits/index.js';
 import { sendError, sendJson, type HeaderBag } from './answers.js';
-import { readJsonBody, ClientGoneError } from './body.js';
+import { readJsonBody, skipBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
 import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
@@ -55,7 +55,8 @@ export interface AccessEntry {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEALTHZ_OK = '{"status":"ok"}';
-const HEALTHZ_STOPPING = '{"status":"stopping"}';
+// While stopping, /healthz answers like any other error: the Error body of the contract's table.
+const HEALTHZ_STOPPING = errorBody('unavailable', 'The service is stopping and takes no new work; send requests to another instance');
 
 /**
  * New request ids: a random prefix per process and a counter. Unique across processes and restarts
@@ -97,9 +98,6 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     let key: ApiKey | undefined;
     inFlight++;
     try {
-      if (inFlight > context.maxInFlight) {
-        throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
-      }
       const address = clientAddress(req, context.trustProxy);
       const addressRefusal = limiter.checkAddress(address);
       if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
@@ -112,6 +110,10 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       const decision = limiter.admitKey(key.id, key);
       addHeaders(headers, decision);
       if (!decision.allowed) throw refusal(decision, headers);
+      // Checked after the (synchronous, O(1)) key and limiter, so this 503 counts and carries the limit headers like any answer.
+      if (inFlight > context.maxInFlight) {
+        throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
+      }
       if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1' });
 
       const match = router.find(req.method ?? '', path.slice(basePath.length));
@@ -125,7 +127,10 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
         throw new ApiError('gone', `${operation.method} ${basePath}${operation.path} was removed on ${new Date(operation.deprecation.sunsetMs).toISOString().slice(0, 10)}; use ${operation.deprecation.replacement} instead`);
       }
       const idempotency = operation.idempotent === true ? idempotencyOf(req, `${key.id} ${operation.method} ${operation.path}`) : undefined;
-      const body = operation.bodyMediaTypes === undefined ? undefined : await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
+      let body: unknown;
+      if (operation.bodyMediaTypes !== undefined) body = await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
+      // A GET's body is ignored, headers and all (CONTRACT.md section 2); any other method's is checked.
+      else if (operation.method !== 'GET') await skipBody(req, context.maxBodyBytes);
       const answer = await operation.handle({ params: match.params, query, body, key, headers: req.headers, idempotency });
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);

@@ -75,6 +75,7 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     const second = await request(url, { headers });
     assert.equal(second.statusCode, 503);
     assert.equal(second.headers['retry-after'], '1');
+    assert.equal(second.headers['x-ratelimit-limit'], '1000', 'the 503 is an API answer: it counts and carries the limit headers');
     assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
     releaseFirst();
     assert.equal((await first).statusCode, 200);

@@ -279,6 +279,28 @@ test('a method the route lacks is 405 with Allow; a method Node does not know is
   assertRefused(unknown, 400, 'bad_request', 'BREW');
 });
 
+test('CONNECT is answered like any method, never left hanging: 404 off the base path, 401 without a key, 405 with Allow on a route', async () => {
+  const before = await petCount();
+  // Bytes after the CONNECT head (a would-be tunnel) are never read as a second request.
+  const offPath = await exchange(server.url, `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n${SMUGGLED_POST}`);
+  assertRefused(offPath, 404, 'not_found', 'CONNECT example.com:443');
+  assert.match(offPath.raw, /\r\nx-request-id: [A-Za-z0-9._:-]+\r\n/i);
+  const noKey = await exchange(server.url, 'CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n');
+  assertRefused(noKey, 401, 'unauthorized', 'CONNECT without a key');
+  const onRoute = await exchange(server.url, `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}\r\n${SMUGGLED_POST}`);
+  assertRefused(onRoute, 405, 'method_not_allowed', 'CONNECT /v1/pets');
+  assert.equal(firstAnswer(onRoute.raw).headers.get('allow'), 'GET, HEAD, POST');
+  assert.equal(await petCount(), before);
+});
+
+test('an Expect the server does not know is ignored (RFC 9110 section 10.1.1): the request is served with the JSON answer', async () => {
+  const result = await exchange(server.url, `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: bogus\r\nConnection: close\r\n\r\n`);
+  assert.deepEqual(statusesIn(result.raw), [200]);
+  assert.equal(firstAnswer(result.raw).headers.get('content-type'), JSON_TYPE);
+  const post = await exchange(server.url, `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: ${VALID.length}\r\nConnection: close\r\n\r\n${VALID}`);
+  assert.deepEqual(statusesIn(post.raw), [201]);
+});
+
 test('HTTP that Node refuses and an over-long target count against no key', async () => {
   const counted = await startServer({ clock: new ManualClock(Date.UTC(2027, 0, 1)), keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 100, perDay: 1000 }] });
   try {

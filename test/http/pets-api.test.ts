@@ -1,6 +1,12 @@
 // Black-box tests of the three pet operations against a real server on an ephemeral port.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { request } from 'undici';
+import { QUIET_LOGGER } from '../../src/logger.js';
+import { createAnimalStore } from '../../src/server.js';
 import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
@@ -128,6 +134,29 @@ test('healthz answers 200 {"status":"ok"} without a key; other methods 405', asy
   const post = await call(server, 'POST', '/healthz', { headers: { authorization: '' } });
   assert.equal(post.status, 405);
   assert.equal(post.headers.allow, 'GET, HEAD');
+});
+
+test('while the service stops, healthz answers 503 with the Error body and API requests 503 unavailable', async () => {
+  // An embedding program's own server keeps the listener after close(): it sees what a draining one answers.
+  const store = await createAnimalStore({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }], logger: QUIET_LOGGER });
+  const host = createServer(store.handler).listen(0, '127.0.0.1');
+  await once(host, 'listening');
+  try {
+    await store.close();
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const health = await request(`${url}/healthz`);
+    assert.equal(health.statusCode, 503);
+    assert.equal(health.headers['content-type'], 'application/json; charset=utf-8');
+    const body = await health.body.json() as { code: string; status: number; message: string };
+    assert.equal(body.code, 'unavailable');
+    assert.equal(body.status, 503);
+    assert.match(body.message, /stopping/);
+    const api = await request(`${url}/v1/pets`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+    assert.equal(api.statusCode, 503);
+    assert.equal(((await api.body.json()) as { code: string }).code, 'unavailable');
+  } finally {
+    host.close();
+  }
 });
 
 test('X-Request-Id is echoed when it is 1 to 128 safe characters, replaced otherwise', async () => {

@@ -296,3 +296,38 @@ test('a Content-Length shorter than the body frames the request: the rest is nev
   assert.ok(['invalid_json', 'bad_request'].includes((answer.body as { code: string }).code));
   assert.equal(await petCount(), before);
 });
+
+test('an empty chunked body is 400 invalid_json whatever its Content-Type: only a non-empty body has a media type', async () => {
+  const before = await petCount();
+  for (const contentType of ['', 'Content-Type: text/plain\r\n', 'Content-Type: application/json\r\n']) {
+    const raw = await sendRaw(server.url, `${postHead(`${contentType}Transfer-Encoding: chunked\r\nConnection: close\r\n`)}\r\n0\r\n\r\n`);
+    assert.deepEqual(statusesIn(raw), [400], contentType);
+    assert.equal((firstAnswer(raw).body as { code: string }).code, 'invalid_json', contentType);
+  }
+  assert.equal(await petCount(), before);
+});
+
+test('a chunked body of another media type is 415 at its first bytes, without the rest being waited for', async () => {
+  const before = await petCount();
+  const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`;
+  const result = await streamUntilClosed(`${postHead('Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n')}\r\n`, chunk, 8 * 1024 * 1024);
+  assert.ok(result.closedByServer, `the server closed the connection after ${result.sentBytes} bytes`);
+  assert.deepEqual(statusesIn(result.raw), [415]);
+  const answer = firstAnswer(result.raw);
+  assert.equal(answer.headers.get('connection'), 'close');
+  assert.equal((answer.body as { code: string }).code, 'unsupported_media_type');
+  assert.equal(await petCount(), before);
+});
+
+test('the one parameter allowed is a single charset=utf-8: two are 415; an empty parameter is no parameter (201)', async () => {
+  const before = await petCount();
+  for (const contentType of ['application/json; charset=utf-8; charset=utf-8', 'application/json; charset=utf-8; charset="utf-8"']) {
+    const reply = await call(server, 'POST', '/v1/pets', { body: VALID, headers: { 'content-type': contentType } });
+    assertError(reply, 415, 'unsupported_media_type', contentType);
+  }
+  for (const contentType of ['application/json;', 'application/json; ; charset=utf-8']) {
+    const reply = await call(server, 'POST', '/v1/pets', { body: VALID, headers: { 'content-type': contentType } });
+    assert.equal(reply.status, 201, `${contentType}: ${reply.text}`);
+  }
+  assert.equal(await petCount(), before + 2);
+});
