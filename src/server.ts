@@ -24,7 +24,7 @@ import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
 import { orderOperations } from './orders/operations.js';
 import { petOperations } from './pets/operations.js';
-import { decodeChangeAt, type Change } from './state/changes.js';
+import { decodeChangeAt, idsInTornRecord, type Change } from './state/changes.js';
 import { durableLog } from './state/durable-log.js';
 import { NO_LOG, StoreState } from './state/store-state.js';
 import type { Journal } from './storage/index.js';
@@ -96,10 +96,11 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       state = new StoreState(durableLog(journal, () => state, settings.compactMinRecords, log), clock);
       for (const change of changes) state.apply(change);
       changes.length = 0;
-      // A torn last record was never acknowledged under "always", but under "interval"/"never" it may have
-      // been: its id is not handed out again (issue 3: ids continue after the highest id ever written).
-      const tornId = opened.replayed.tornTail === undefined ? undefined : /"id":([1-9][0-9]{0,15})[,}]/.exec(opened.replayed.tornTail.text)?.[1];
-      if (tornId !== undefined) state.pets.noteId(Number(tornId));
+      if (opened.replayed.tornTail !== undefined) {
+        const { petId, orderId } = idsInTornRecord(opened.replayed.tornTail.text);
+        if (petId !== undefined) state.pets.noteId(petId);
+        if (orderId !== undefined) state.orders.noteId(orderId);
+      }
       cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
       fileKeys = await loadKeyFile(dataDir);
       await restoreLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE));

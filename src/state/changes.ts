@@ -161,3 +161,17 @@ export function decodeChange(payload: string, where: string): Change {
       throw fault(`op ${JSON.stringify(record.op)}`);
   }
 }
+
+// A torn last record cannot be verified, so it is not applied; but under durability "interval" or
+// "never" its change may have been acknowledged, so the ids it may have assigned are not handed out
+// again (issue 3: ids continue after the highest id ever written). An order record's id is an order id.
+const TORN_PET_ID = /\{"op":"pet","pet":\{"id":([1-9][0-9]{0,15})[,}]/;
+const TORN_ORDER_ID = /\{"op":"order","order":\{"id":([1-9][0-9]{0,15})[,}]/;
+
+/** The pet or order id that the text of a torn record may have assigned, if it can be read. */
+export function idsInTornRecord(text: string): { petId?: number; orderId?: number } {
+  const petId = TORN_PET_ID.exec(text)?.[1];
+  if (petId !== undefined) return { petId: Number(petId) };
+  const orderId = TORN_ORDER_ID.exec(text)?.[1];
+  return orderId === undefined ? {} : { orderId: Number(orderId) };
+}
