@@ -1,7 +1,8 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
-import { parseSettingText, SETTINGS, type Settings } from '../config.js';
+import { DEFAULT_SETTINGS, parseSettingText, SETTINGS, type Settings } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../server.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
@@ -52,6 +53,9 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   }
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
   const logger = createLogger({ level: options.logLevel ?? 'info', write: (line) => process.stdout.write(line), pretty: process.stdout.isTTY === true });
+  // The port is tried before the data directory is touched: a start that cannot listen must not leave
+  // a first key behind that nobody was shown (issue 7: nothing half-created).
+  await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
   const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
@@ -60,12 +64,9 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   try {
     address = await app.listen();
   } catch (error) {
+    // Taken between the trial and now: rare, and then the first key (if one was made) is in keys.json unseen.
     await app.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${app.settings.port} is in use; stop the other server or pass --port with a free port`);
-    if (code === 'EACCES') throw new UsageError(`no permission to listen on port ${app.settings.port}; use a port above 1023`);
-    if (code === 'EADDRNOTAVAIL') throw new UsageError(`address ${app.settings.host} is not on this machine; pass --host with a local address`);
-    throw error;
+    throw listenUsageError(error, app.settings.port, app.settings.host);
   }
   const apiUrl = `${address.url}${app.settings.basePath}`;
   // One write, so that whoever reads the output (a script, a test) sees the first key with the address.
@@ -84,4 +85,26 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   process.on('SIGHUP', () => {
     app.reloadKeys().catch((error: unknown) => process.stderr.write(`animal-store: keys not reloaded: ${(error as Error).message}\n`));
   });
+}
+
+/** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */
+async function tryPort(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const trial = createServer();
+  await new Promise<void>((done, fail) => {
+    trial.once('error', fail);
+    trial.listen({ port, host, exclusive: true }, done);
+  }).catch((error: unknown) => {
+    throw listenUsageError(error, port, host);
+  });
+  await new Promise((done) => trial.close(done));
+}
+
+/** A listen failure the operator can fix, as one line; anything else as it is. */
+function listenUsageError(error: unknown, port: number, host: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; stop the other server or pass --port with a free port`);
+  if (code === 'EACCES') return new UsageError(`no permission to listen on port ${port}; use a port above 1023`);
+  if (code === 'EADDRNOTAVAIL') return new UsageError(`address ${host} is not on this machine; pass --host with a local address`);
+  return error;
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,11 +91,26 @@ test('a port in use is exit code 2 naming the port', async () => {
     const child = runCli(['serve', '--port', String(port), '--data-dir', dir]);
     assert.equal(await child.exited, 2);
     assert.match(child.stderr(), new RegExp(`port ${port} is in use`));
-    assert.ok(!existsSync(join(dir, 'LOCK')), 'the lock is released');
+    assert.equal(child.stderr().trim().split('\n').length, 1, child.stderr());
+    // Nothing was created: no lock, no log and above all no first key that nobody was shown.
+    assert.deepEqual(await readdir(dir), []);
+    const fresh = join(dir, 'fresh');
+    const second = runCli(['serve', '--port', String(port), '--data-dir', fresh]);
+    assert.equal(await second.exited, 2);
+    assert.ok(!existsSync(fresh), 'a data directory that did not exist is not created');
   } finally {
     blocker.close();
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('an address that is not on this machine is exit code 2 naming it, with nothing created', async () => {
+  const dir = join(dataDir, 'not-here');
+  // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a local address.
+  const child = runCli(['serve', '--port', '8089', '--host', '192.0.2.1', '--data-dir', dir]);
+  assert.equal(await child.exited, 2, child.stderr());
+  assert.match(child.stderr(), /address 192\.0\.2\.1 is not on this machine/);
+  assert.ok(!existsSync(dir));
 });
 
 test('--help lists every flag with an example', async () => {
