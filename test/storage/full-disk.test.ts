@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, rmdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import { StorageUnavailableError } from '../../src/storage/errors.js';
 import type { Journal } from '../../src/storage/journal.js';
 import { openJournal } from '../../src/storage/open-journal.js';
 import { replay } from '../../src/storage/replay.js';
+import { call, startServer, type Reply, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const TMPFS_SIZE = '1m';
@@ -76,6 +77,7 @@ test('a real full disk: ENOSPC is refused cleanly, the log holds exactly what wa
       assert.deepEqual(replay(await readFile(log), log), onDisk);
 
       await unlink(filler);
+      await unlink(join(mountPoint, 'filler-2')).catch(() => {});
       const later = JSON.stringify({ id: 1_000_000 });
       await journal.append(later);
       await journal.close();
@@ -90,3 +92,91 @@ test('a real full disk: ENOSPC is refused cleanly, the log holds exactly what wa
     await rmdir(mountPoint).catch(() => rm(mountPoint, { recursive: true, force: true }));
   }
 });
+
+test('a real full disk through HTTP: 503 unavailable for the refused creates, none visible, reads go on, writes resume with room, a restart agrees', async (t) => {
+  if (process.platform !== 'linux') {
+    t.skip('needs a Linux tmpfs');
+    return;
+  }
+  const mountPoint = await mkdtemp(join(tmpdir(), 'animal-store-full-http-'));
+  try {
+    try {
+      await run('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_SIZE}`, 'tmpfs', mountPoint]);
+    } catch (error) {
+      t.skip(`cannot mount a tmpfs here (needs root): ${(error as Error).message.split('\n')[0]}`);
+      return;
+    }
+    const dataDir = join(mountPoint, 'data');
+    const filler = join(mountPoint, 'filler');
+    let server: TestServer | undefined;
+    try {
+      await writeFile(filler, Buffer.alloc(FILLER_BYTES));
+      server = await startServer({ dataDir, durability: 'always' });
+      const created: number[] = [];
+      const refused: Reply[] = [];
+      for (let round = 0; refused.length === 0; round += 1) {
+        assert.ok(round < 1_000, 'the disk never filled up');
+        const replies = await Promise.all(Array.from({ length: BATCH }, () => call(server!, 'POST', '/v1/pets', { json: { name: 'x'.repeat(200), categoryId: 1 } })));
+        for (const reply of replies) {
+          if (reply.status === 201) created.push((reply.json as { id: number }).id);
+          else refused.push(reply);
+        }
+      }
+      for (const reply of refused) {
+        assert.equal(reply.status, 503, reply.text);
+        assert.equal((reply.json as { code: string }).code, 'unavailable');
+        assert.match((reply.json as { message: string }).message, /ENOSPC/);
+        assert.ok(Number(reply.headers['retry-after']) >= 1);
+      }
+      const listedIds = async (target: TestServer): Promise<number[]> => {
+        const ids: number[] = [];
+        for await (const page of pages(target)) ids.push(...page);
+        return ids;
+      };
+      // Reads keep working, and they show exactly the acknowledged creates.
+      assert.deepEqual(await listedIds(server), [...created].sort((a, b) => a - b));
+      assert.equal((await call(server, 'GET', `/v1/pets/${created[0]}`)).status, 200);
+      // Take the room the refused batch left (free pages, then the log's last page with small creates),
+      // so that an order, a write too, is refused whole: the animal stays available.
+      const { bavail, bsize } = await statfs(mountPoint);
+      await writeFile(join(mountPoint, 'filler-2'), Buffer.alloc(bavail * bsize)).catch(() => {});
+      for (let small = await createSmall(server); small !== undefined; small = await createSmall(server)) created.push(small);
+      const order = await call(server, 'POST', '/v1/store/orders', { json: { petId: created[0] } });
+      assert.equal(order.status, 503, order.text);
+      assert.equal(((await call(server, 'GET', `/v1/pets/${created[0]}`)).json as { status: string }).status, 'available');
+
+      await unlink(filler);
+      await unlink(join(mountPoint, 'filler-2')).catch(() => {});
+      const later = await call(server, 'POST', '/v1/pets', { json: { name: 'After', categoryId: 2 } });
+      assert.equal(later.status, 201, later.text);
+      created.push((later.json as { id: number }).id);
+      await server.close();
+      server = await startServer({ dataDir });
+      assert.deepEqual(await listedIds(server), created, 'the log on disk holds exactly what was acknowledged');
+    } finally {
+      await server?.close();
+      await run('umount', [mountPoint]);
+    }
+  } finally {
+    await rmdir(mountPoint).catch(() => rm(mountPoint, { recursive: true, force: true }));
+  }
+});
+
+/** Creates a pet with a one-letter name: its id, or undefined once the store answers 503. */
+async function createSmall(server: TestServer): Promise<number | undefined> {
+  const reply = await call(server, 'POST', '/v1/pets', { json: { name: 'x', categoryId: 1 } });
+  if (reply.status === 503) return undefined;
+  assert.equal(reply.status, 201, reply.text);
+  return (reply.json as { id: number }).id;
+}
+
+/** Every page of GET /v1/pets, following Link, as lists of ids. */
+async function* pages(server: TestServer): AsyncGenerator<number[]> {
+  let path: string | undefined = '/v1/pets?limit=100';
+  while (path !== undefined) {
+    const reply = await call(server, 'GET', path);
+    assert.equal(reply.status, 200, reply.text);
+    yield (reply.json as Array<{ id: number }>).map((pet) => pet.id);
+    path = reply.headers['x-next'] as string | undefined;
+  }
+}
