@@ -60,8 +60,11 @@ export class CursorCodec {
     const dot = cursor.indexOf('.');
     if (dot > 0) {
       const payload = cursor.slice(0, dot);
-      const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
-      if (signature.length === SIGNATURE_BYTES && timingSafeEqual(signature, this.#sign(payload))) {
+      // Compared as text, not as decoded bytes: base64url decoding skips stray characters, padding and
+      // unused trailing bits, so other spellings of the signature would pass for a cursor never issued.
+      const given = Buffer.from(cursor.slice(dot + 1));
+      const expected = Buffer.from(this.#sign(payload).toString('base64url'));
+      if (given.length === expected.length && timingSafeEqual(given, expected)) {
         const text = Buffer.from(payload, 'base64url').toString();
         remember(this.#checked, cursor, text);
         return text;

@@ -59,3 +59,20 @@ test('cached cursors are the same strings and are still checked against listing 
   for (let id = 0; id < 5000; id++) local.read(local.issue('pets', '', id), 'pets', '');
   assert.equal(local.read(first, 'pets', 'sold'), 7, 'still valid once evicted');
 });
+
+test('other spellings of an issued cursor\'s signature are refused: unused trailing bits, padding, stray characters', () => {
+  const cursor = codec.issue('pets', '', 7);
+  const [payload, signature] = cursor.split('.') as [string, string];
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  // The 22nd character carries 2 bits of the 128-bit signature and 4 unused ones: its neighbours decode alike.
+  const last = alphabet.indexOf(signature.at(-1) as string);
+  const sameBits = alphabet[last ^ 1] as string;
+  assert.deepEqual(Buffer.from(`${signature.slice(0, -1)}${sameBits}`, 'base64url'), Buffer.from(signature, 'base64url'), 'the spelling decodes to the same bytes');
+  for (const bad of [
+    `${payload}.${signature.slice(0, -1)}${sameBits}`, `${cursor}=`, `${cursor}==`,
+    `${payload}.!${signature}`, `${payload}.${signature.slice(0, 5)} ${signature.slice(5)}`,
+  ]) {
+    assert.match(refusal(() => codec.read(bad, 'pets', '')), /not issued by this service/, bad);
+  }
+  assert.equal(codec.read(cursor, 'pets', ''), 7);
+});
