@@ -85,16 +85,16 @@ export class KeyLimiter {
       return { allowed: true, headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs) };
     }
 
+    // The next request succeeds once both buckets hold a whole token.
+    let waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
     const refusals = (state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan));
     if (refusals.record(nowMs, this.#options.refusalWindowMs)) {
-      // CONTRACT.md §5: this refusal is still `rate_limited`, and it starts the ban. Its Retry-After
-      // is the ban's length, "when the next request would succeed", and the X- fields show the ban
-      // as later answers will, so Retry-After never points past X-RateLimit-Reset.
+      // CONTRACT.md §5: this refusal is still a plain `rate_limited` (the ban's headers come "from the
+      // next request on"), and it starts the ban: the next request succeeds once the ban is over and
+      // a token is back, whichever is later.
       state.banEndMs = nowMs + this.#options.banMs;
-      return banDecision('rate_limited', this.#options.banMs, view(minute, day, limits), policy, wallMs);
+      waitMs = Math.max(waitMs, this.#options.banMs);
     }
-    // The next request succeeds once both buckets hold a whole token.
-    const waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
     const retryAfter = retryAfterSeconds(waitMs);
     return {
       allowed: false,
@@ -188,26 +188,23 @@ function policyOf(state: KeyState, limits: Limits): string {
 }
 
 /**
- * The bucket the headers describe: the one with fewer whole tokens left (CONTRACT.md §5); on a tie,
- * the one full again later. The tie rule matters when both are below one token: the slower bucket
- * is then shown, so X-RateLimit-Reset is never earlier than Retry-After.
+ * The bucket the headers describe: the one with fewer tokens left (CONTRACT.md §5), compared as the
+ * buckets hold them, fractions included; on an exact tie, the one full again later.
  */
 function view(minute: TokenBucket, day: TokenBucket, limits: Limits): HeaderView {
-  const minuteLeft = wholeTokens(minute);
-  const dayLeft = wholeTokens(day);
   const minuteFullMs = msUntilFull(minute, limits.perMinute, MINUTE_MS);
   const dayFullMs = msUntilFull(day, limits.perDay, DAY_MS);
-  if (dayLeft < minuteLeft || (dayLeft === minuteLeft && dayFullMs > minuteFullMs)) {
-    return { policyName: 'day', limit: limits.perDay, remaining: dayLeft, resetInMs: dayFullMs };
+  if (day.tokens < minute.tokens || (day.tokens === minute.tokens && dayFullMs > minuteFullMs)) {
+    return { policyName: 'day', limit: limits.perDay, remaining: wholeTokens(day), resetInMs: dayFullMs };
   }
-  return { policyName: 'minute', limit: limits.perMinute, remaining: minuteLeft, resetInMs: minuteFullMs };
+  return { policyName: 'minute', limit: limits.perMinute, remaining: wholeTokens(minute), resetInMs: minuteFullMs };
 }
 
 /**
- * A refusal during (or starting) a ban, per CONTRACT.md §5: Retry-After = seconds left, the limit of
- * the usual bucket, Remaining 0 and Reset = the ban's end.
+ * A refusal during a ban, per CONTRACT.md §5: Retry-After = seconds left, the limit of the usual
+ * bucket, Remaining 0 and Reset = the ban's end.
  */
-function banDecision(code: 'rate_limited' | 'temporarily_banned', leftMs: number, usual: HeaderView, policy: string, wallMs: number): Decision {
+function banDecision(code: 'temporarily_banned', leftMs: number, usual: HeaderView, policy: string, wallMs: number): Decision {
   const retryAfter = retryAfterSeconds(leftMs);
   const banView: HeaderView = { policyName: usual.policyName, limit: usual.limit, remaining: 0, resetInMs: leftMs };
   return { allowed: false, code, retryAfterSeconds: retryAfter, headers: rateLimitHeaders(banView, policy, wallMs, retryAfter) };

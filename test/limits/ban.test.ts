@@ -36,13 +36,14 @@ test('the 31st refusal within 60 s is answered rate_limited and starts a 15-minu
   const starting = limiter.admitKey('k', FREE);
   assert.equal(starting.allowed, false);
   assert.equal(starting.code, 'rate_limited');
-  // Its Retry-After says when the next request would succeed: at the ban's end.
+  // Its Retry-After says when the next request would succeed: at the ban's end. Its other fields are
+  // those of any refusal (the ban's own come "from the next request on"): the minute bucket, full in 60 s.
   assert.deepEqual(starting.headers, [
     ['X-RateLimit-Limit', '60'],
     ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 900)],
+    ['X-RateLimit-Reset', String(T0_S + 60)],
     ['RateLimit-Policy', FREE_POLICY],
-    ['RateLimit', '"minute";r=0;t=900'],
+    ['RateLimit', '"minute";r=0;t=60'],
     ['Retry-After', '900'],
   ]);
 });
@@ -117,7 +118,8 @@ test('after a ban, refusals are counted afresh: the refusals that started it do 
   assert.deepEqual(after.map((d) => [d.code, d.retryAfterSeconds]), [
     ['rate_limited', 55],
     ['rate_limited', 55],
-    ['rate_limited', 5],
+    // It starts a 5 s ban, but the next request succeeds only with a token back, in 55 s: the later of the two.
+    ['rate_limited', 55],
   ]);
 });
 
@@ -172,4 +174,23 @@ test('the refusal count and the ban length are configurable', () => {
 test('a ban of one key leaves other keys alone', () => {
   const { limiter } = refusedKey(32);
   assert.equal(limiter.admitKey('other', FREE).allowed, true);
+});
+
+test('a ban that starts while the day bucket is empty: the starting refusal waits for the later of the ban\'s end and a token', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  const limits = { perMinute: 1000, perDay: 2 };
+  burst(limiter, 'k', limits, 32); // 2 allowed, 30 refusals
+  const starting = limiter.admitKey('k', limits);
+  assert.equal(starting.code, 'rate_limited');
+  // One day token comes back every 43,200 s: long after the 900 s ban.
+  assert.equal(starting.retryAfterSeconds, 43_200);
+  assert.equal(headersOf(starting)['RateLimit'], '"day";r=0;t=86400');
+  const banned = limiter.admitKey('k', limits);
+  assert.equal(banned.code, 'temporarily_banned');
+  assert.equal(banned.retryAfterSeconds, 900, 'during the ban: its seconds left');
+  clock.advance(900_000);
+  const after = limiter.admitKey('k', limits);
+  assert.equal(after.code, 'rate_limited');
+  assert.equal(after.retryAfterSeconds, 42_300);
 });

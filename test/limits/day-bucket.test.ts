@@ -62,11 +62,23 @@ test('the headers switch from the minute to the day bucket once the day bucket h
   assert.match(headersOf(next)['RateLimit'] ?? '', /^"day";r=1;t=/);
 });
 
-test('with equal whole tokens left the headers show the bucket that is full again later', () => {
+test('with exactly equal tokens left the headers show the bucket that is full again later', () => {
   const limiter = new RateLimiter(new ManualClock(T0_MS));
   const [first] = burst(limiter, 'e', { perMinute: 5, perDay: 5 }, 1);
   assert.equal(headersOf(first!)['RateLimit'], '"day";r=4;t=17280');
   assert.equal(headersOf(first!)['X-RateLimit-Limit'], '5');
+});
+
+test('fewer tokens left is compared with fractions: 4.0 minute tokens against 4.005 day tokens shows the minute bucket', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  const limits = { perMinute: 10, perDay: 15 };
+  burst(limiter, 'e', limits, 10);
+  clock.advance(30_000); // the minute bucket gets 5 tokens back, the day bucket 5 / 86,400 × 30 × 15 ≈ 0.005
+  const next = limiter.admitKey('e', limits);
+  assert.equal(headersOf(next)['X-RateLimit-Limit'], '10');
+  assert.equal(headersOf(next)['X-RateLimit-Remaining'], '4');
+  assert.equal(headersOf(next)['RateLimit'], '"minute";r=4;t=36');
 });
 
 test('a free key sending one request per second is refused by its day bucket after about 1,011 requests', () => {
