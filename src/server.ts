@@ -164,6 +164,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     trustProxy: settings.trustProxy,
     maxInFlight: settings.maxInFlight,
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
+    idempotency: state.idempotency,
     openapiJson: JSON.stringify(buildOpenApi(settings)),
     isAccepting: () => accepting,
     logError: (requestId, error) => {

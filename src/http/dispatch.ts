@@ -12,6 +12,7 @@ import type { Decision, RateLimiter } from '../limits/index.js';
 import { sendError, sendJson, type HeaderBag } from './answers.js';
 import { readJsonBody, skipBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
@@ -33,6 +34,8 @@ export interface DispatchContext {
   maxInFlight: number;
   /** The CORS policy, when origins are configured. */
   cors: CorsPolicy | undefined;
+  /** Where requests with an Idempotency-Key note their arrival, so a repeat during the first is refused. */
+  idempotency: Pick<IdempotencyStore, 'arrive'>;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
   /** False once a graceful stop has begun: /healthz answers 503 and new API requests too. */
@@ -96,6 +99,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
 
   const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string, startedMs: number): Promise<void> => {
     let key: ApiKey | undefined;
+    let arrival: { leave(): void } | undefined;
     inFlight++;
     try {
       const address = clientAddress(req, context.trustProxy);
@@ -126,7 +130,15 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       if (operation.deprecation !== undefined && clock.now() >= operation.deprecation.sunsetMs) {
         throw new ApiError('gone', `${operation.method} ${basePath}${operation.path} was removed on ${new Date(operation.deprecation.sunsetMs).toISOString().slice(0, 10)}; use ${operation.deprecation.replacement} instead`);
       }
-      const idempotency = operation.idempotent === true ? idempotencyOf(req, `${key.id} ${operation.method} ${operation.path}`) : undefined;
+      // A request with an Idempotency-Key is in flight from here, before its body arrives, until it is answered.
+      const idempotencyKey = operation.idempotent === true ? idempotencyKeyOf(req) : undefined;
+      let idempotency: IdempotencyRequest | undefined;
+      if (idempotencyKey !== undefined) {
+        const scope = `${key.id} ${operation.method} ${operation.path}`;
+        const arrived = context.idempotency.arrive(scope, idempotencyKey);
+        arrival = arrived;
+        idempotency = { scope, key: idempotencyKey, ticket: arrived.ticket };
+      }
       let body: unknown;
       if (operation.bodyMediaTypes !== undefined) body = await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
       // A GET's body is ignored, headers and all (CONTRACT.md section 2); any other method's is checked.
@@ -138,6 +150,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
+      arrival?.leave();
       logAccess(req, res, requestId, path, startedMs, key);
     }
   };
@@ -202,7 +215,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key, checked; undefined when none was sent. */
-function idempotencyOf(req: IncomingMessage, scope: string): IdempotencyRequest | undefined {
+function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const count = countHeader(req, 'idempotency-key');
   if (count === 0) return undefined;
   const value = req.headers['idempotency-key'];
@@ -211,7 +224,7 @@ function idempotencyOf(req: IncomingMessage, scope: string): IdempotencyRequest 
       { path: 'Idempotency-Key', message: '"Idempotency-Key" must be 1 to 255 visible ASCII characters, sent once' },
     ]);
   }
-  return { scope, key: value };
+  return value;
 }
 
 /** Lower-case forms of the limiter's few header names, made once rather than per answer. */

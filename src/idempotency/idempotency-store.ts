@@ -35,17 +35,26 @@ export type IdempotencyLookup =
 export class IdempotencyStore {
   readonly #clock: Clock;
   readonly #entries = new Map<string, IdempotencyEntry>();
-  readonly #inFlight = new Set<string>();
+  /**
+   * Requests with a key that have arrived (headers read) and not yet been answered, oldest first, as
+   * tickets: "in flight" covers the time a body is still arriving, not only the time it is carried out.
+   */
+  readonly #arrivals = new Map<string, number[]>();
+  #lastTicket = 0;
   #addedSinceSweep = 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
   }
 
-  /** What a request with `key` on `scope` and a body of `fingerprint` should get. */
-  lookup(scope: string, key: string, fingerprint: string): IdempotencyLookup {
+  /**
+   * What a request with `key` on `scope` and a body of `fingerprint` should get. `ticket` is its own
+   * arrival: an earlier request with the key that is still unanswered makes it `in_flight`.
+   */
+  lookup(scope: string, key: string, fingerprint: string, ticket?: number): IdempotencyLookup {
     const id = `${scope}\n${key}`;
-    if (this.#inFlight.has(id)) return { kind: 'in_flight' };
+    const arrivals = this.#arrivals.get(id);
+    if (arrivals !== undefined && arrivals[0] !== ticket) return { kind: 'in_flight' };
     const entry = this.#entries.get(id);
     if (entry === undefined) return { kind: 'new' };
     if (entry.expiresAtMs <= this.#clock.now()) {
@@ -55,11 +64,26 @@ export class IdempotencyStore {
     return entry.fingerprint === fingerprint ? { kind: 'replay', answer: entry } : { kind: 'different_body' };
   }
 
-  /** Marks `key` on `scope` as in flight; `done` must be called when it settles. */
-  begin(scope: string, key: string): () => void {
+  /**
+   * Notes a request with `key` on `scope` as arrived, before its body is read; `leave` must be called
+   * once it is answered. Until then, a later request with the same key finds it in flight.
+   */
+  arrive(scope: string, key: string): { ticket: number; leave(): void } {
     const id = `${scope}\n${key}`;
-    this.#inFlight.add(id);
-    return () => this.#inFlight.delete(id);
+    const ticket = ++this.#lastTicket;
+    const arrivals = this.#arrivals.get(id);
+    if (arrivals === undefined) this.#arrivals.set(id, [ticket]);
+    else arrivals.push(ticket);
+    return {
+      ticket,
+      leave: () => {
+        const current = this.#arrivals.get(id);
+        if (current === undefined) return;
+        const index = current.indexOf(ticket);
+        if (index >= 0) current.splice(index, 1);
+        if (current.length === 0) this.#arrivals.delete(id);
+      },
+    };
   }
 
   /** Keeps an entry (from a committed change or a replayed record) unless it has expired. */

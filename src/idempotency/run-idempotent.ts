@@ -7,10 +7,12 @@ import type { IdempotencyTag } from '../state/changes.js';
 import { bodyFingerprint } from './canonical-json.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotentAnswer } from './idempotency-store.js';
 
-/** The Idempotency-Key of a request and the scope it lives in (API key and route). */
+/** The Idempotency-Key of a request, the scope it lives in (API key and route), and its arrival ticket. */
 export interface IdempotencyRequest {
   scope: string;
   key: string;
+  /** From `IdempotencyStore.arrive`, taken when the request's headers were read. */
+  ticket: number;
 }
 
 /** Makes the tag a change carries so its answer is remembered with it; undefined without a key. */
@@ -29,7 +31,7 @@ export async function runIdempotent(
 ): Promise<Answer> {
   if (request === undefined) return toAnswer(await carryOut(() => undefined), false);
   const fingerprint = bodyFingerprint(body);
-  const found = store.lookup(request.scope, request.key, fingerprint);
+  const found = store.lookup(request.scope, request.key, fingerprint, request.ticket);
   switch (found.kind) {
     case 'replay':
       return toAnswer(found.answer, true);
@@ -40,13 +42,10 @@ export async function runIdempotent(
     case 'new':
       break;
   }
-  const done = store.begin(request.scope, request.key);
-  try {
-    const tagFor: TagFor = ({ status, location }) => ({ ...request, fingerprint, status, location, expiresAtMs: nowMs + IDEMPOTENCY_TTL_MS });
-    return toAnswer(await carryOut(tagFor), false);
-  } finally {
-    done();
-  }
+  // Later arrivals with this key stay "in flight" until the dispatcher lets this request leave, after its answer.
+  const { scope, key } = request;
+  const tagFor: TagFor = ({ status, location }) => ({ scope, key, fingerprint, status, location, expiresAtMs: nowMs + IDEMPOTENCY_TTL_MS });
+  return toAnswer(await carryOut(tagFor), false);
 }
 
 function toAnswer(answer: IdempotentAnswer, replayed: boolean): Answer {

@@ -8,6 +8,7 @@ import { hashKey, type ApiKey } from '../../src/auth/api-key.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
+import { IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import type { Operation } from '../../src/http/operation.js';
 import { Router } from '../../src/http/router.js';
 import { RateLimiter } from '../../src/limits/index.js';
@@ -24,7 +25,7 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
     basePath: '/v1', router, keys: new KeyRing([record]), limiter: new RateLimiter(clock), clock,
-    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 10, cors: undefined, openapiJson: '{}',
+    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 10, cors: undefined, openapiJson: '{}', idempotency: new IdempotencyStore(clock),
     isAccepting: () => true,
     logError: (requestId, error) => logged.push({ requestId, error }),
   });
@@ -55,7 +56,7 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
     basePath: '/v1', router, keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]), limiter: new RateLimiter(clock), clock,
-    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 1, cors: undefined, openapiJson: '{}',
+    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 1, cors: undefined, openapiJson: '{}', idempotency: new IdempotencyStore(clock),
     isAccepting: () => true, logError: () => {},
   });
   const server = createServer(handler).listen(0, '127.0.0.1');

@@ -1,5 +1,7 @@
 // CONTRACT.md section 9 against a real server: a retried POST never creates twice.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
@@ -99,4 +101,60 @@ test('an order replay answers the original order even after it moved on', async 
   assert.equal(again.text, placed.text);
   assert.equal(again.headers['idempotent-replayed'], 'true');
   assert.equal(Number((await call(server, 'GET', '/v1/store/orders')).headers['x-total-count']) >= 1, true);
+});
+
+/**
+ * Opens a connection and sends a POST's head with `Expect: 100-continue`; once the server has read the head
+ * (its 100 Continue is the proof, so no sleep is needed) sends the first `sent` bytes of `body`. `finish`
+ * sends the rest and resolves with the raw answer.
+ */
+async function startSlowPost(body: string, idempotencyKey: string, sent: number): Promise<{ finish(): Promise<string> }> {
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  let received = '';
+  const headRead = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+      if (received.includes('100 Continue\r\n\r\n')) resolve();
+    });
+  });
+  socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n`
+    + `Idempotency-Key: ${idempotencyKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+  await headRead;
+  socket.write(body.slice(0, sent));
+  return {
+    async finish() {
+      socket.end(body.slice(sent));
+      await once(socket, 'close');
+      return received.slice(received.indexOf('100 Continue\r\n\r\n') + '100 Continue\r\n\r\n'.length);
+    },
+  };
+}
+
+test('a repeat that arrives while the first is still sending its body is 409; the first then completes as the original', async () => {
+  const cases: Array<[label: string, repeatBody: string]> = [['equal body', '{"name":"Slow","categoryId":1}'], ['another body', '{"name":"Other","categoryId":1}']];
+  for (const [label, repeatBody] of cases) {
+    const before = Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']);
+    const key = `slow-first-${label.replace(' ', '-')}`;
+    const first = await startSlowPost('{"name":"Slow","categoryId":1}', key, 10);
+    const repeat = await post('/v1/pets', repeatBody, key);
+    assert.equal(repeat.status, 409, `${label}: ${repeat.text}`);
+    assert.match((repeat.json as { message: string }).message, /still in progress/);
+    const raw = await first.finish();
+    assert.match(raw, /^HTTP\/1\.1 201 /, label);
+    assert.doesNotMatch(raw, /idempotent-replayed/i, `${label}: the first request is the original`);
+    assert.equal(Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']), before + 1, label);
+    const after = await post('/v1/pets', '{"name":"Slow","categoryId":1}', key);
+    assert.equal(after.headers['idempotent-replayed'], 'true', label);
+  }
+});
+
+test('a first request whose body turns out invalid frees its key for the repeat that waited', async () => {
+  const first = await startSlowPost('{"name":"","categoryId":1}', 'slow-invalid', 5);
+  assert.equal((await post('/v1/pets', '{"name":"Valid","categoryId":1}', 'slow-invalid')).status, 409);
+  assert.match(await first.finish(), /^HTTP\/1\.1 400 /);
+  const retry = await post('/v1/pets', '{"name":"Valid","categoryId":1}', 'slow-invalid');
+  assert.equal(retry.status, 201, retry.text);
+  assert.equal(retry.headers['idempotent-replayed'], undefined);
 });
