@@ -102,6 +102,10 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     let arrival: { leave(): void } | undefined;
     inFlight++;
     try {
+      // The route is looked up first (a pure lookup) so that every answer of a deprecated route carries its
+      // Deprecation, Sunset and Link headers, a 401 or 429 included; a 404 or 405 still comes after them.
+      const match = router.find(req.method ?? '', path.slice(basePath.length));
+      if (match.kind !== 'not_found' && match.route.deprecation !== undefined) Object.assign(headers, match.route.deprecation.headers);
       const address = clientAddress(req, context.trustProxy);
       const addressRefusal = limiter.checkAddress(address);
       if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
@@ -120,9 +124,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       }
       if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1' });
 
-      const match = router.find(req.method ?? '', path.slice(basePath.length));
       if (match.kind === 'not_found') throw new ApiError('not_found', `No route matches ${req.method} ${path}; see ${openapiPath}`);
-      if (match.route.deprecation !== undefined) Object.assign(headers, match.route.deprecation.headers);
       if (match.kind === 'method_not_allowed') {
         throw new ApiError('method_not_allowed', `Method ${req.method} is not allowed on ${path}; allowed: ${match.allow}`, undefined, { allow: match.allow });
       }

@@ -74,6 +74,23 @@ test('an unknown pet is 404 not_found, and a malformed petId 400, both with the 
   }
 });
 
+test('a 401 on the deprecated route carries the deprecation headers too; other routes never do', async () => {
+  const unknownKey = await call(server, 'GET', '/v1/pets/1', { headers: { authorization: 'Bearer unknown-key-0123456789' } });
+  assert.equal(unknownKey.status, 401);
+  assert.equal(unknownKey.headers.deprecation, '@1795305600');
+  assert.equal(unknownKey.headers.sunset, 'Thu, 05 Dec 2030 00:00:00 GMT');
+  assert.equal(unknownKey.headers.link, '</v1/pets>; rel="successor-version"');
+  const noKey = await call(server, 'HEAD', '/v1/pets/abc', { headers: { authorization: '' } });
+  assert.equal(noKey.status, 401);
+  assert.equal(noKey.headers.deprecation, '@1795305600');
+  for (const path of ['/v1/pets', '/v1/store/orders/1', '/v1/nothing']) {
+    const reply = await call(server, 'GET', path, { headers: { authorization: '' } });
+    assert.equal(reply.status, 401, path);
+    assert.equal(reply.headers.deprecation, undefined, path);
+    assert.equal(reply.headers.sunset, undefined, path);
+  }
+});
+
 test('HEAD answers like GET without a body', async () => {
   const pet = await createPet(server, { name: 'Head', categoryId: 1 });
   const get = await call(server, 'GET', `/v1/pets/${pet.id}`);
