@@ -14,7 +14,7 @@ const KEYS_RELOAD_SETTLE_MS = 50;
  * Calls `onChange` shortly after the keys file of `dir` changes. The directory is watched, not the
  * file: `keys create` replaces the file by rename, which a watch on the old inode would miss.
  */
-export function watchKeyFile(dir: string, onChange: () => void): () => void {
+export function watchKeyFile(dir: string, onChange: () => void, onWatchFailed: (reason: string) => void): () => void {
   let timer: NodeJS.Timeout | undefined;
   let watcher: FSWatcher;
   try {
@@ -27,7 +27,11 @@ export function watchKeyFile(dir: string, onChange: () => void): () => void {
   } catch {
     return () => {}; // No watch support here: SIGHUP still reloads.
   }
-  watcher.on('error', () => watcher.close());
+  // A watch can fail later (the directory removed, inotify limits): say so, since only SIGHUP reloads from then on.
+  watcher.on('error', (error) => {
+    watcher.close();
+    onWatchFailed(`${error.message}; send SIGHUP to reload the keys file`);
+  });
   return () => {
     clearTimeout(timer);
     watcher.close();

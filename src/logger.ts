@@ -53,5 +53,5 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
 }
 
-/** A logger that writes nothing: the default of embedded use, where the host program logs. */
+/** A logger that writes nothing, for tests; an embedding program gets the same with `logLevel: 'silent'`. */
 export const QUIET_LOGGER: Logger = createLogger({ level: 'silent' });

@@ -12,7 +12,7 @@ import { KeyRing } from './auth/key-ring.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
 import { loadOrCreateSecret, restoreLimiterState, saveLimiterState, watchKeyFile } from './data-files.js';
-import { onClientError } from './http/client-errors.js';
+import { clientErrorListener } from './http/client-errors.js';
 import { answerConnect } from './http/connect.js';
 import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
@@ -130,7 +130,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   };
   const stopWatching = dataDir === undefined ? () => {} : watchKeyFile(dataDir, () => {
     reloadKeys().catch((error: unknown) => log(`keys file not reloaded: ${(error as Error).message}`));
-  });
+  }, (reason) => log(`keys file no longer watched: ${reason}`));
 
   const router = new Router<Operation>();
   const cursors = new CursorCodec(cursorSecret);
@@ -203,7 +203,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       connectionsCheckingInterval: 1000,
     }, handler);
     server.maxConnections = settings.maxConnections;
-    server.on('clientError', onClientError);
+    server.on('clientError', clientErrorListener(settings.maxHeaderBytes));
     server.on('connect', answerConnect(handler));
     // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node would answer a bare
     // 417 without the JSON body, so such a request is served as if it had no Expect header.

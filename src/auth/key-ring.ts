@@ -1,5 +1,7 @@
 // Every key the service accepts, by hash: those of the keys file, of ANIMAL_STORE_KEYS and of the
 // library options. Authentication is one Map lookup by SHA-256; the file can be reloaded while serving.
+import { hashKey, type ApiKey } from './api-key.js';
+import type { KeyLookup } from './authorization.js';
 
 /**
  * Keys recently presented, so a busy client is not hashed on every request (SHA-256 was about 2% of
@@ -7,8 +9,6 @@
  * emptied whenever the set of keys changes, so a revoked key stops working at once.
  */
 const RECENT_KEYS = 10_000;
-import { hashKey, type ApiKey } from './api-key.js';
-import type { KeyLookup } from './authorization.js';
 
 /** The set of configured keys. */
 export class KeyRing implements KeyLookup {

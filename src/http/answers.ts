@@ -1,8 +1,8 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
 // X-Request-Id (CONTRACT.md section 2). Errors become the `{code, message, status}` body here only.
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { ERRORS, errorBody, type ApiError } from '../errors.js';
+import { requestIdOf } from './request-id.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -28,5 +28,5 @@ export function rawErrorResponse(code: 'bad_request' | 'request_timeout' | 'uri_
   const { status } = ERRORS[code];
   const body = errorBody(code, message ?? ERRORS[code].message);
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\nConnection: close\r\n\r\n${body}`;
 }

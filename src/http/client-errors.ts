@@ -4,10 +4,10 @@ import type { Socket } from 'node:net';
 import { rawErrorResponse } from './answers.js';
 
 /** Node's error codes for a request it could not parse, mapped to the contract's answers. */
-function answerFor(code: string | undefined): string {
+function answerFor(code: string | undefined, maxHeaderBytes: number): string {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return rawErrorResponse('headers_too_large', 'The request headers are larger than 16 KiB; send fewer or shorter headers');
+      return rawErrorResponse('headers_too_large', `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return rawErrorResponse('request_timeout', 'The request headers or body were not received in time; send the whole request promptly');
     default:
@@ -15,13 +15,18 @@ function answerFor(code: string | undefined): string {
   }
 }
 
-/** The server's `clientError` listener. */
-export function onClientError(error: Error & { code?: string }, socket: Socket): void {
+/** "16 KiB" for whole KiB, else the byte count: the limit as an operator configured it. */
+function describeBytes(bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+/** The server's `clientError` listener, for a server whose request heads may be `maxHeaderBytes` long. */
+export const clientErrorListener = (maxHeaderBytes: number) => (error: Error & { code?: string }, socket: Socket): void => {
   // A reset or an already-answered socket has nobody left to tell.
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
     socket.destroy();
     return;
   }
-  socket.end(answerFor(error.code));
-}
+  socket.end(answerFor(error.code, maxHeaderBytes));
+};

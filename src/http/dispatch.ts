@@ -2,7 +2,6 @@
 //   operational routes (no key) → authentication (401) → rate limit (429) → route (404/405)
 //   → sunset (410) → input (400/413/415) → the operation.
 // Every API answer carries the limiter's headers; every answer carries X-Request-Id.
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type KeyLookup } from '../auth/authorization.js';
 import type { ApiKey } from '../auth/api-key.js';
@@ -17,6 +16,7 @@ import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
 import type { CorsPolicy } from './cors.js';
 import { countHeader } from './headers.js';
+import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
 import type { Router } from './router.js';
 
@@ -56,25 +56,9 @@ export interface AccessEntry {
   keyId: string | undefined;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEALTHZ_OK = '{"status":"ok"}';
 // While stopping, /healthz answers like any other error: the Error body of the contract's table.
 const HEALTHZ_STOPPING = errorBody('unavailable', 'The service is stopping and takes no new work; send requests to another instance');
-
-/**
- * New request ids: a random prefix per process and a counter. Unique across processes and restarts
- * (72 random bits), and cheaper than a UUID per request; an id only has to tell requests apart in
- * the logs, not to be unguessable.
- */
-const REQUEST_ID_PREFIX = randomBytes(9).toString('base64url');
-let requestCounter = 0;
-
-/** The client's own X-Request-Id when it is 1 to 128 characters of [A-Za-z0-9._:-], else a new one. */
-export function requestIdOf(header: string | string[] | undefined): string {
-  if (typeof header === 'string' && REQUEST_ID.test(header)) return header;
-  requestCounter++;
-  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
-}
 
 /** Builds the `(req, res)` listener. */
 export function createDispatcher(context: DispatchContext): (req: IncomingMessage, res: ServerResponse) => void {

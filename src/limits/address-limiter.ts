@@ -78,11 +78,6 @@ export class AddressLimiter {
     return { allowed: true, headers: rateLimitHeaders(this.#view(bucket), this.#policy, this.#clock.now()) };
   }
 
-  /** Forgets every address (e.g. in tests, or when an operator asks). */
-  clear(): void {
-    this.#buckets.clear();
-  }
-
   #view(bucket: TokenBucket): HeaderView {
     return {
       policyName: FAILED_AUTH_POLICY_NAME,

@@ -66,13 +66,6 @@ export class LruTable<V> {
     return true;
   }
 
-  /** Removes every entry. */
-  clear(): void {
-    this.#nodes.clear();
-    this.#newest = undefined;
-    this.#oldest = undefined;
-  }
-
   /** Keys from the least to the most recently used (for tests and diagnostics; O(n)). */
   *keysOldestFirst(): IterableIterator<string> {
     for (let node = this.#oldest; node !== undefined; node = node.newer) yield node.key;

@@ -2,7 +2,7 @@
 // Pure: values in, typed values or an ApiError out.
 import { ApiError } from '../errors.js';
 import { createValidator, type FieldRules } from '../validation.js';
-import { MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES, type PetStatus } from './schemas.js';
+import { MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES } from './schemas.js';
 
 const STATUS_RULE = `one of ${PET_STATUSES.map((status) => `"${status}"`).join(', ')}`;
 
@@ -25,11 +25,6 @@ export function validateNewPet(body: unknown): NewPet {
     ]);
   }
   return pet;
-}
-
-/** Is `value` one of the three states of SPEC.md section 2? */
-export function isPetStatus(value: string): value is PetStatus {
-  return value === 'available' || value === 'pending' || value === 'sold';
 }
 
 /** The rule text for a status, for messages of other resources that take one. */

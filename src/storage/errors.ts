@@ -3,7 +3,7 @@
 
 /** A write could not be made durable (disk full, I/O error) or the journal refuses writes; answer 503. */
 export class StorageUnavailableError extends Error {
-  /** The underlying cause as an errno-style code (`ENOSPC`, `EIO`, ...), or `EROFS`/`ECLOSED` when the journal refuses writes. */
+  /** The underlying cause as an errno-style code (`ENOSPC`, `EIO`, ...): for a journal that refuses writes, `ECLOSED` or the code of the failed fsync. */
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {

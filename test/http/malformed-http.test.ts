@@ -194,6 +194,17 @@ test('headers over 16 KiB are 431 headers_too_large with the JSON body, and the 
   assert.equal(await petCount(), before);
 });
 
+test('the 431 message names the configured header limit', async () => {
+  const small = await startServer({ maxHeaderBytes: 4096 });
+  try {
+    const result = await exchange(small.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(6 * 1024)}\r\n\r\n`);
+    assertRefused(result, 431, 'headers_too_large', 'over a 4 KiB limit');
+    assert.match(firstAnswer(result.raw).body.message, /larger than 4 KiB/);
+  } finally {
+    await small.close();
+  }
+});
+
 test('a request target over 8 KiB (under 16 KiB) is 414 uri_too_long with the JSON body, before authentication', async () => {
   const before = await petCount();
   const longQuery = `/v1/pets?pad=${'a'.repeat(10 * 1024)}`;
