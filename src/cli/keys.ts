@@ -1,13 +1,14 @@
-// `animal-store keys create|list|revoke`: key management on the keys file of a data directory.
+// `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
 // A running service on the same directory picks changes up within a second.
 import { parseArgs } from 'node:util';
+import { hashKey, hasValidChecksum, isWellFormedKey, type ApiKey } from '../auth/api-key.js';
 import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
 import { loadKeyFile } from '../auth/key-file.js';
 import { DATA_DIR_MODE } from '../storage/open-journal.js';
 import { nodeFs } from '../storage/node-fs.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
-export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke> [options]
+export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [options]
 
   keys create --plan free|pro|business|enterprise [--per-minute N --per-day N] [--name LABEL]
       Creates a key and prints it once; only its hash is stored. Enterprise needs both numbers.
@@ -15,6 +16,9 @@ export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke> [options
       Shows id, name, plan, limits, created and revoked times (never the key).
   keys revoke ID
       Revokes a key; a running service refuses it within a second.
+  keys check KEY
+      Says which key this is and whether it is active; exit code 1 when it is mistyped (a generated
+      key's checksum fails), unknown to the keys file, or revoked. Nothing is contacted.
 
 Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data).
 
@@ -23,6 +27,7 @@ Examples:
   animal-store keys create --plan enterprise --per-minute 5000 --per-day 2000000 --name partner
   animal-store keys list
   animal-store keys revoke key_1a2b3c4d
+  animal-store keys check "$ANIMAL_STORE_KEY"
 `;
 
 function positiveInteger(text: string | undefined, flag: string): number | undefined {
@@ -100,7 +105,28 @@ async function keysCommand(command: string, values: KeysFlags, positionals: read
       print(`Revoked key ${revoked.id} at ${revoked.revokedAt}.\n`);
       return;
     }
+    case 'check': {
+      const [key] = positionals;
+      if (key === undefined || positionals.length > 1) throw new UsageError('keys check takes one key (see animal-store keys --help)');
+      const found = await checkKey(dataDir, key);
+      print(`Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`);
+      return;
+    }
     default:
-      throw new UsageError(`unknown keys command "${command}"; use create, list or revoke`);
+      throw new UsageError(`unknown keys command "${command}"; use create, list, revoke or check`);
   }
+}
+
+/**
+ * The active key of the keys file whose value is `key`; otherwise an Error saying what is wrong with it
+ * (exit code 1). The checksum is checked first, offline: it is what tells a mistyped key from a revoked one.
+ */
+async function checkKey(dataDir: string, key: string): Promise<ApiKey> {
+  if (!isWellFormedKey(key)) throw new Error('this is not a well-formed key: 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then any "="');
+  if (hasValidChecksum(key) === false) throw new Error('this key fails its checksum: it was mistyped or cut short; copy it again from where it was first shown');
+  const hash = hashKey(key);
+  const found = (await loadKeyFile(dataDir)).find((entry) => entry.hash === hash);
+  if (found === undefined) throw new Error(`no key of the keys file in ${dataDir} has this value (keys given in ANIMAL_STORE_KEYS or library options are not in the file)`);
+  if (found.revokedAt !== null) throw new Error(`key ${found.id} was revoked at ${found.revokedAt}`);
+  return found;
 }

@@ -106,3 +106,32 @@ test('keys create makes a missing data directory, private to its owner', async (
     await rm(parent, { recursive: true, force: true });
   }
 });
+
+test('keys check tells an active key from a mistyped, unknown or revoked one, without a service', async () => {
+  const created = await keys('create', '--plan', 'free', '--name', 'checked');
+  const key = /(ask_[0-9A-Za-z]{36})/.exec(created.out)?.[1] as string;
+  const id = /Created key (key_[0-9a-f]{8})/.exec(created.out)?.[1] as string;
+  const active = await keys('check', key);
+  assert.equal(active.code, 0, active.err);
+  assert.equal(active.out, `Key ${id} (checked) is active: free, 60/min, 1000/day.\n`);
+
+  // One character changed in the random part: the checksum catches it before any lookup.
+  const typo = `${key.slice(0, 10)}${key[10] === 'a' ? 'b' : 'a'}${key.slice(11)}`;
+  const mistyped = await keys('check', typo);
+  assert.equal(mistyped.code, 1);
+  assert.match(mistyped.err, /^animal-store: this key fails its checksum: it was mistyped/);
+  assert.equal(mistyped.out, '');
+
+  const unknown = await keys('check', 'an-operator-key-never-configured');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.err, /no key of the keys file in .* has this value/);
+  const malformed = await keys('check', 'short');
+  assert.equal(malformed.code, 1);
+  assert.match(malformed.err, /not a well-formed key/);
+  assert.equal((await keys('check')).code, 2, 'a missing KEY is a usage error');
+
+  await keys('revoke', id);
+  const revoked = await keys('check', key);
+  assert.equal(revoked.code, 1);
+  assert.match(revoked.err, new RegExp(`key ${id} was revoked at `));
+});
