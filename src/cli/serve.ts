@@ -82,8 +82,12 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // Said in the log either way, so an operator who sent the signal sees that it worked; a bad file keeps the keys in force.
   process.on('SIGHUP', () => {
-    app.reloadKeys().catch((error: unknown) => process.stderr.write(`animal-store: keys not reloaded: ${(error as Error).message}\n`));
+    app.reloadKeys().then(
+      () => logger.info('keys file reloaded on SIGHUP'),
+      (error: unknown) => logger.error(`keys file not reloaded on SIGHUP, the keys in force are kept: ${(error as Error).message}`),
+    );
   });
 }
 

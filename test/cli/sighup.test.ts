@@ -1,0 +1,51 @@
+// SIGHUP to a real `animal-store serve`: the keys file is reloaded at once, and a damaged one keeps the keys in force.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { request } from 'undici';
+import { runCli, waitForListening, type Child } from '../helpers/child.js';
+
+async function statusWith(url: string, key: string): Promise<number> {
+  const response = await request(url, { headers: { authorization: `Bearer ${key}` } });
+  await response.body.dump();
+  return response.statusCode;
+}
+
+/** Waits until the child has printed `count` lines matching `pattern`. */
+async function logged(child: Child, pattern: RegExp, count = 1): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.stdout().split('\n').filter((line) => pattern.test(line)).length >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`no log line matching ${pattern}: ${child.stdout()}`);
+}
+
+test('SIGHUP reloads the keys file, says so, and keeps the keys in force when the file is damaged', async (t) => {
+  if (process.platform === 'win32') return t.skip('no SIGHUP on Windows');
+  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-sighup-'));
+  const service = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+  try {
+    const apiUrl = await waitForListening(service);
+    const created = runCli(['keys', 'create', '--plan', 'pro', '--data-dir', dataDir]);
+    assert.equal(await created.exited, 0, created.stderr());
+    const key = /(ask_[0-9A-Za-z]{36})/.exec(created.stdout())?.[1] as string;
+
+    service.process.kill('SIGHUP');
+    await logged(service, /"msg":"keys file reloaded on SIGHUP"/);
+    // The line is written after the reload finished: the new key works now, without waiting for the file watch.
+    assert.equal(await statusWith(`${apiUrl}/pets`, key), 200);
+
+    await writeFile(join(dataDir, 'keys.json'), '{"keys": [damaged');
+    service.process.kill('SIGHUP');
+    await logged(service, /"msg":"keys file not reloaded on SIGHUP, the keys in force are kept: /);
+    assert.equal(await statusWith(`${apiUrl}/pets`, key), 200, 'the keys in force are kept');
+    assert.equal(service.process.exitCode, null, 'the service is still running');
+  } finally {
+    service.process.kill('SIGTERM');
+    assert.equal(await service.exited, 0, service.stderr());
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
