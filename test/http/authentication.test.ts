@@ -27,6 +27,17 @@ test('malformed, unknown and wrong-scheme credentials get the same answer byte f
   assert.equal(bodies.size, 1);
 });
 
+test('a tab inside the key, or in place of the space after Bearer, is a malformed credential: the same 401', async () => {
+  const plain = await call(server, 'GET', '/v1/pets', { headers: { authorization: 'Bearer unknown-key-0123456789' } });
+  for (const authorization of [`Bearer ${TEST_KEY.slice(0, 8)}\t${TEST_KEY.slice(8)}`, `Bearer\t${TEST_KEY}`, `Bearer ${TEST_KEY}\tx`]) {
+    const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization } });
+    assert.equal(reply.status, 401, JSON.stringify(authorization));
+    assert.equal(reply.text, plain.text, JSON.stringify(authorization));
+  }
+  // A tab after the key is trailing white space, which HTTP strips from every field value (RFC 9110 section 5.5).
+  assert.equal((await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${TEST_KEY}\t` } })).status, 200);
+});
+
 test('the scheme is case-insensitive and may be followed by several spaces', async () => {
   for (const authorization of [`bearer ${TEST_KEY}`, `BEARER   ${TEST_KEY}`]) {
     assert.equal((await call(server, 'GET', '/v1/pets', { headers: { authorization } })).status, 200, authorization);

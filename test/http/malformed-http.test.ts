@@ -368,3 +368,18 @@ test('a body that stops short of its Content-Length is cut off with 408 request_
     await slow.close();
   }
 });
+
+test('a body trickled a byte at a time is cut off on time with 408, creating nothing', async () => {
+  const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+  try {
+    const body = JSON.stringify({ name: 'T'.repeat(150), categoryId: 1 });
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // At 20 ms a byte the body would take over 3 s: the request timeout (1 s) must end it first.
+    const result = await exchange(slow.url, [head, ...body], { waitMs: SLOW_BOUND_MS + 1_000, gapMs: 20 });
+    assert.ok(result.closedByServer && result.elapsedMs < SLOW_BOUND_MS, `closed after ${result.elapsedMs} ms`);
+    assertRefused(result, 408, 'request_timeout', 'a trickled body');
+    assert.equal(await petCount(slow), 0);
+  } finally {
+    await slow.close();
+  }
+});

@@ -1,0 +1,44 @@
+// A non-default base path (CONTRACT.md section 1: "configurable, default /v1"): every route, link and
+// header that names a path follows it, and the default path is then outside the API.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { call, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer({ basePath: '/api/v2' });
+});
+after(() => server.close());
+
+test('the API, its links and its OpenAPI document live under the configured base path', async () => {
+  const created = await call(server, 'POST', '/api/v2/pets', { json: { name: 'Based', categoryId: 1 } });
+  assert.equal(created.status, 201, created.text);
+  const { id } = created.json as { id: number };
+  assert.equal(created.headers.location, `/api/v2/pets/${id}`);
+  await call(server, 'POST', '/api/v2/pets', { json: { name: 'Second', categoryId: 1 } });
+
+  const page = await call(server, 'GET', '/api/v2/pets?limit=1');
+  assert.equal(page.status, 200);
+  assert.match(String(page.headers.link), /^<\/api\/v2\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+  assert.equal(page.headers['x-next'], String(page.headers.link).slice(1, String(page.headers.link).indexOf('>')));
+  const next = await call(server, 'GET', String(page.headers['x-next']));
+  assert.equal(next.status, 200);
+
+  const one = await call(server, 'GET', `/api/v2/pets/${id}`);
+  assert.equal(one.headers.link, '</api/v2/pets>; rel="successor-version"');
+
+  const openapi = await call(server, 'GET', '/api/v2/openapi.json', { headers: { authorization: '' } });
+  assert.equal(openapi.status, 200);
+  assert.equal((openapi.json as { openapi: string }).openapi, '3.1.0');
+});
+
+test('the default /v1 is then outside the API: 404 without a key', async () => {
+  for (const path of ['/v1/pets', '/v1/openapi.json', '/v1', '/api/v1/pets']) {
+    const reply = await call(server, 'GET', path, { headers: { authorization: '' } });
+    assert.equal(reply.status, 404, path);
+    assert.equal((reply.json as { code: string }).code, 'not_found', path);
+  }
+  const unauthorized = await call(server, 'GET', '/api/v2/pets', { headers: { authorization: '' } });
+  assert.equal(unauthorized.status, 401);
+  assert.equal((await call(server, 'GET', '/healthz', { headers: { authorization: '' } })).status, 200);
+});
