@@ -114,3 +114,18 @@ test('the last page carries neither Link nor X-Next, also when it is exactly ful
     await small.close();
   }
 });
+
+test('the query is decoded as a form: percent-escapes and + are read, names stay case-sensitive', async () => {
+  const escaped = await call(server, 'GET', '/v1/pets?limi%74=3&status=s%6Fld');
+  assert.equal(escaped.status, 200);
+  assert.equal((escaped.json as Pet[]).length, 3);
+  assert.ok((escaped.json as Pet[]).every((pet) => pet.status === 'sold'));
+  assert.match(String(escaped.headers.link), /limit=3&status=sold&cursor=/);
+  const upper = await call(server, 'GET', '/v1/pets?LIMIT=3&Status=nonsense');
+  assert.equal(upper.status, 200, 'unknown names are ignored');
+  assert.equal((upper.json as Pet[]).length, 20);
+  const plus = await call(server, 'GET', '/v1/pets?status=sold+');
+  assert.equal(plus.status, 400, '+ is a space, and "sold " is not a state');
+  assert.equal((plus.json as { code: string }).code, 'invalid_query');
+  assert.equal((await call(server, 'GET', '/v1/pets?limit=3&limi%74=4')).status, 400, 'an escaped repeat is a repeat');
+});
