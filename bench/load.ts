@@ -188,10 +188,10 @@ class LoadRun {
     }
     // Latency counts from the intended time whenever the send is late (no coordinated omission), and
     // from the send itself when a timer let it go up to TIMER_SLACK_MS early.
-    const intendedMs = this.#schedule.intendedMs(index);
-    const earlyMs = intendedMs - nowMs;
-    if (earlyMs <= TIMER_SLACK_MS) this.#dispatch(index, Math.min(intendedMs, nowMs));
-    else setTimeout(() => this.#dispatch(index, Math.min(intendedMs, performance.now())), earlyMs - TIMER_SLACK_MS);
+    const schedule = this.#schedule;
+    const waitMs = schedule.waitMs(index, nowMs);
+    if (waitMs <= TIMER_SLACK_MS) this.#dispatch(index, schedule.latencyStartMs(index, nowMs));
+    else setTimeout(() => this.#dispatch(index, schedule.latencyStartMs(index, performance.now())), waitMs - TIMER_SLACK_MS);
   }
 
   #dispatch(index: number, startMs: number): void {
