@@ -62,7 +62,7 @@ Options:
   --url URL            API address with its base path, e.g. http://127.0.0.1:8080/v1 [local service]
   --key KEY            API key to send (or ANIMAL_STORE_BENCH_KEY); with --url, over-limit needs a free key
   -c, --connections N  Connections to keep open [${DEFAULT_CONNECTIONS}]
-  -p, --pipelining N   Requests in flight per connection [1]
+  -p, --pipelining N   Requests in flight per connection; POSTs wait for an idle one [1]
   -d, --duration TIME  Run length: 10, 10s, 500ms or 1m [10s]
   -a, --amount N       Send N requests instead of running for a time
   -R, --rate N         Fixed arrival rate in requests/s; latency counts from the intended send time

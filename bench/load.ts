@@ -197,7 +197,10 @@ class LoadRun {
   #dispatch(index: number, startMs: number): void {
     const spec = this.#options.nextRequest(index);
     const exchange = new Exchange(this, startMs, this.#options.inspect !== undefined);
-    this.#pool.dispatch({ path: spec.path, method: spec.method, headers: spec.headers, body: spec.body }, exchange);
+    // undici treats every request but HEAD as `blocking` by default: it sends nothing more on the
+    // connection until that answer's headers are in, so --pipelining would change nothing. Undici
+    // still sends a POST (not idempotent) only on a connection with nothing in flight.
+    this.#pool.dispatch({ path: spec.path, method: spec.method, headers: spec.headers, body: spec.body, blocking: false }, exchange);
   }
 
   answered(exchange: Exchange, startMs: number): void {

@@ -11,6 +11,7 @@ import type { BenchReport } from '../../bench/report.js';
 import { runBench } from '../../src/cli/bench.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { startFakeApi } from './fake-api.js';
 
 /** A free-plan key (60/min) of the test server, for over-limit. */
 const FREE_KEY = 'bench-test-free-key-0123456789';
@@ -63,6 +64,23 @@ test('against a deployment (--url): missing pets are created with --pets, then f
   assert.deepEqual(report.statusCodes, { 200: 60 });
   assert.equal(report.notes.distinctIds, 30);
   assert.equal((await call(server, 'GET', '/v1/pets?limit=1')).headers['x-total-count'], '30');
+});
+
+test('--pipelining 4 on one connection: requests overlap on it, and every answer is counted', async () => {
+  // A stand-in server holding each answer 5 ms, so pipelined requests overlap where it can see them.
+  const api = await startFakeApi(() => 5);
+  const io = capture();
+  const code = await runBenchCommand(['--url', `${api.origin}/v1`, '--key', TEST_KEY, '--amount', '40', '-c', '1', '-p', '4', '-q'], {}, io).finally(() => api.close());
+  const report = JSON.parse(io.out()) as BenchReport;
+  assert.equal(code, 0, io.err());
+  assert.equal(report.connections, 1);
+  assert.equal(report.pipelining, 4);
+  assert.deepEqual(report.statusCodes, { 200: 40 });
+  assert.equal(report.latency.count, 40);
+  assert.equal(api.requests(), 40);
+  assert.equal(api.connections(), 1);
+  assert.ok(api.maxInFlightPerConnection() > 1, `at most ${api.maxInFlightPerConnection()} request in flight on the connection`);
+  assert.ok(api.maxInFlightPerConnection() <= 4);
 });
 
 test('an answer the scenario does not expect (401 for an unknown key) fails the run with exit code 1', async () => {
