@@ -2,14 +2,17 @@
 // and, with --url, against an in-process test server; asserting the counts and the JSON shape, never
 // the speed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { runBenchCommand, type BenchIo } from '../../bench/run.js';
 import type { BenchReport } from '../../bench/report.js';
 import { runBench } from '../../src/cli/bench.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { runCli } from '../helpers/child.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { startFakeApi } from './fake-api.js';
 
@@ -197,9 +200,45 @@ test('over-limit: a free key gets 200s then 429s with valid headers, and recover
   assert.equal(report.notes.recovery.recovered, true);
 });
 
-test('animal-store bench: --help prints the options, a bad option is a usage error', async () => {
+test('animal-store bench: --help prints the options and examples, a bad option is a usage error', async () => {
   let printed = '';
   await runBench(['--help'], {}, (text) => { printed += text; });
   assert.match(printed, /--connections N/);
+  assert.match(printed, /\nExamples:\n {2}npm run bench -- --scenario /);
+  assert.match(printed, /\n {2}animal-store bench --url /);
   await assert.rejects(runBench(['--connections', 'many'], {}, () => {}), (error: unknown) => error instanceof UsageError && /--connections/.test(error.message));
+});
+
+/** `npm run bench -- ARGS` as npm runs it (tsx bench/run.ts), from the repository root. */
+function runBenchScript(args: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout })));
+}
+
+test('as a process, animal-store bench and npm run bench exit with code 1 when a scenario gets an answer it does not expect (a wrong --key); animal-store --help shows examples', async () => {
+  // A service of its own: the wrong key spends failed authentications of 127.0.0.1.
+  const fresh = await startServer();
+  try {
+    const wrongKey = ['--url', `${fresh.url}/v1`, '--key', 'bench-wrong-key-0123456789', '--scenario', 'list', '--amount', '3', '-q'];
+    const cli = runCli(['bench', ...wrongKey]);
+    const help = runCli(['--help']);
+    const script = runBenchScript(wrongKey);
+    assert.equal(await cli.exited, 1, cli.stderr());
+    const report = JSON.parse(cli.stdout()) as BenchReport;
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.statusCodes, { 401: 3 });
+    const fromScript = await script;
+    assert.equal(fromScript.code, 1);
+    assert.deepEqual((JSON.parse(fromScript.stdout) as BenchReport).statusCodes, { 401: 3 });
+    assert.equal(await help.exited, 0);
+    assert.match(help.stdout(), /\nExamples:\n {2}animal-store serve /);
+    assert.match(help.stdout(), /\n {2}animal-store bench /);
+  } finally {
+    await fresh.close();
+  }
 });
