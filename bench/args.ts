@@ -62,7 +62,7 @@ Options:
   --url URL            API address with its base path, e.g. http://127.0.0.1:8080/v1 [local service]
   --key KEY            API key to send (or ANIMAL_STORE_BENCH_KEY); with --url, over-limit needs a free key
   -c, --connections N  Connections to keep open [${DEFAULT_CONNECTIONS}]
-  -p, --pipelining N   Requests in flight per connection [1]
+  -p, --pipelining N   Requests in flight per connection; POSTs wait for an idle one [1]
   -d, --duration TIME  Run length: 10, 10s, 500ms or 1m [10s]
   -a, --amount N       Send N requests instead of running for a time
   -R, --rate N         Fixed arrival rate in requests/s; latency counts from the intended send time
@@ -76,6 +76,15 @@ Options:
   -h, --help           Show this help.
 
 Exit code: 0 when every answer had a status the scenario expects, 1 otherwise, 2 on a bad option.
+
+Examples:
+  npm run bench -- --scenario list -c 10 -d 10s
+  npm run bench -- --scenario list --rate 5000 -d 30s --json list-at-5000.json
+  npm run bench -- --scenario deep-page --pets 1000000 --amount 20000
+  npm run bench -- --scenario create --durability never -c 64 -d 10s
+  npm run bench -- --scenario startup --pets 1000000
+  animal-store bench --url http://127.0.0.1:8080/v1 --key "$API_KEY" --scenario get -c 32 -p 4
+  animal-store bench --url http://127.0.0.1:8080/v1 --key "$FREE_KEY" --scenario over-limit
 `;
 
 /** A whole number within [min, max], or a TypeError naming the option. */

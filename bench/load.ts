@@ -188,16 +188,19 @@ class LoadRun {
     }
     // Latency counts from the intended time whenever the send is late (no coordinated omission), and
     // from the send itself when a timer let it go up to TIMER_SLACK_MS early.
-    const intendedMs = this.#schedule.intendedMs(index);
-    const earlyMs = intendedMs - nowMs;
-    if (earlyMs <= TIMER_SLACK_MS) this.#dispatch(index, Math.min(intendedMs, nowMs));
-    else setTimeout(() => this.#dispatch(index, Math.min(intendedMs, performance.now())), earlyMs - TIMER_SLACK_MS);
+    const schedule = this.#schedule;
+    const waitMs = schedule.waitMs(index, nowMs);
+    if (waitMs <= TIMER_SLACK_MS) this.#dispatch(index, schedule.latencyStartMs(index, nowMs));
+    else setTimeout(() => this.#dispatch(index, schedule.latencyStartMs(index, performance.now())), waitMs - TIMER_SLACK_MS);
   }
 
   #dispatch(index: number, startMs: number): void {
     const spec = this.#options.nextRequest(index);
     const exchange = new Exchange(this, startMs, this.#options.inspect !== undefined);
-    this.#pool.dispatch({ path: spec.path, method: spec.method, headers: spec.headers, body: spec.body }, exchange);
+    // undici treats every request but HEAD as `blocking` by default: it sends nothing more on the
+    // connection until that answer's headers are in, so --pipelining would change nothing. Undici
+    // still sends a POST (not idempotent) only on a connection with nothing in flight.
+    this.#pool.dispatch({ path: spec.path, method: spec.method, headers: spec.headers, body: spec.body, blocking: false }, exchange);
   }
 
   answered(exchange: Exchange, startMs: number): void {

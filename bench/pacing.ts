@@ -3,7 +3,7 @@
 // from that intended time, not from when a free connection finally sent it. A server that stalls
 // for a second then shows a second of latency on every request that was due meanwhile (as wrk2 and
 // HdrHistogram's authors describe), instead of one slow sample among idle senders.
-// Pure schedule arithmetic: the caller passes the clock readings in.
+// Pure schedule arithmetic: the caller (load.ts) passes the clock readings in.
 
 /** The schedule of a run at a fixed rate. */
 export class RateSchedule {
@@ -35,16 +35,15 @@ export class RateSchedule {
     return Math.max(0, Math.ceil((durationMs * this.ratePerSecond) / 1000 - 1e-9));
   }
 
-  /** How many requests are due by `nowMs` (the index of the first one not yet due). */
-  dueBy(nowMs: number): number {
-    if (nowMs < this.startMs) return 0;
-    return Math.floor((nowMs - this.startMs) / this.intervalMs + 1e-9) + 1;
+  /**
+   * The instant the latency of request `index`, sent at `sentMs`, is measured from: its intended time
+   * when it went out late (a stalled server or busy senders held it back), so the wait counts (no
+   * coordinated omission); the send itself when a timer let it go a little early.
+   */
+  latencyStartMs(index: number, sentMs: number): number {
+    const intended = this.intendedMs(index);
+    return sentMs < intended ? sentMs : intended;
   }
-}
-
-/** Latency of a request that finished at `doneMs`, measured from when it was due (never from when it was sent). */
-export function latencyFromIntendedMs(intendedMs: number, doneMs: number): number {
-  return doneMs - intendedMs;
 }
 
 /** The rate for the "half of peak" latency check: half the measured peak, at least 1 request per second. */

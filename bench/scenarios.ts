@@ -99,9 +99,10 @@ async function findDeepPage(target: Target): Promise<{ path: string; petsBefore:
   const stopAt = Math.floor(total * DEEP_PAGE_FRACTION);
   while (path !== undefined && petsBefore < stopAt) {
     const page = await fetchJson(target, path);
-    petsBefore += (page.body as unknown[]).length;
     const next = nextLink(page.headers);
+    // The last page is as deep as the walk goes: it is the deep page, with petsBefore pets before it.
     if (next === undefined) break;
+    petsBefore += (page.body as unknown[]).length;
     path = next;
   }
   if (path === undefined) throw new Error(`the store holds ${total} pets, one page at most; deep-page needs more (seed with --pets N)`);

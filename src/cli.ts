@@ -16,6 +16,15 @@ Commands:
 Options:
   --version  Print the version.
   --help     Show this help.
+
+Examples:
+  animal-store serve --port 8080 --data-dir ./data
+  ANIMAL_STORE_KEYS=my-long-secret-key-123:pro animal-store
+  animal-store keys create --plan pro --name "mobile app"
+  animal-store bench --scenario list -c 10 -d 10s
+  animal-store bench --url http://127.0.0.1:8080/v1 --key "$API_KEY" --scenario get
+
+bench runs from a clone of the repository: the package and the single executable leave it out.
 `;
 
 const print = (text: string): void => {

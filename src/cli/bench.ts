@@ -1,5 +1,6 @@
 // `animal-store bench [options]`: the load tester of bench/ (issue 6). Loaded on demand, so serving
-// never loads the bench code or undici (a development dependency, like the bench itself).
+// never loads the bench code, nor undici: a runtime dependency of the package, but one that only
+// the client (animal-store/client) and the bench use, never the server.
 import { UsageError } from './usage-error.js';
 
 /** Exit code of a run in which some answer had a status the scenario did not expect. */

@@ -1,7 +1,7 @@
 // Bench options: defaults like autocannon's, every option parsed, mistakes named.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, parseBenchArgs, parseTimeMs } from '../../bench/args.js';
+import { BENCH_HELP, DEFAULT_CONNECTIONS, DEFAULT_DURATION_MS, parseBenchArgs, parseTimeMs } from '../../bench/args.js';
 
 test('no options: list for 10 s over 10 connections against a local service', () => {
   const options = parseBenchArgs([]);
@@ -72,4 +72,16 @@ test('mistakes are TypeErrors that name the option', () => {
 
 test('unauthorized needs no key, even against a deployment', () => {
   assert.equal(parseBenchArgs(['--url', 'http://h/v1', '--scenario', 'unauthorized']).key, undefined);
+});
+
+test('every example of --help is a command line the parser takes', () => {
+  const examples = BENCH_HELP.slice(BENCH_HELP.indexOf('\nExamples:\n')).trim().split('\n').slice(1);
+  assert.ok(examples.length >= 5, BENCH_HELP);
+  for (const line of examples) {
+    // Words split at spaces; a quoted word such as "$API_KEY" stands for the key it expands to.
+    const words = line.trim().split(/ +/).map((word) => word.replace(/^"(.*)"$/, '$1'));
+    const prefix = words[0] === 'npm' ? ['npm', 'run', 'bench', '--'] : ['animal-store', 'bench'];
+    assert.deepEqual(words.slice(0, prefix.length), prefix, line);
+    assert.doesNotThrow(() => parseBenchArgs(words.slice(prefix.length)), line);
+  }
 });
