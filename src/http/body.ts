@@ -55,7 +55,8 @@ function checkSingleHeaders(req: IncomingMessage): void {
 
 /** Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Promise<unknown> {
-  checkSingleHeaders(req);
+  // Without a body the request is "body missing" (invalid_json) whatever its headers say.
+  if (announcesBody(req)) checkSingleHeaders(req);
   const bytes = await readTypedBytes(req, maxBytes, mediaTypes);
   if (bytes.length === 0) {
     throw new ApiError('invalid_json', 'The request body is missing: send the resource as a JSON object');

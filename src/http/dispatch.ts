@@ -9,7 +9,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';
 import type { Decision, RateLimiter } from '../limits/index.js';
 import { sendError, sendJson, type HeaderBag } from './answers.js';
-import { readJsonBody, skipBody, ClientGoneError } from './body.js';
+import { announcesBody, readJsonBody, skipBody, ClientGoneError } from './body.js';
 import type { Operation } from './operation.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
@@ -153,7 +153,9 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       return;
     }
     // A body left unread (refused before or while reading it) is not drained: the connection closes.
-    if (!req.complete) headers.connection = 'close';
+    // Only a body: a request without one is kept alive, even when it is answered before Node has
+    // marked it complete (a synchronous 401, 404 or 429 is sent before that happens).
+    if (!req.complete && announcesBody(req)) headers.connection = 'close';
     sendError(res, apiError, headers);
   };
 
@@ -203,7 +205,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** The request's Idempotency-Key, checked; undefined when none was sent. */
 function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const count = countHeader(req, 'idempotency-key');
-  if (count === 0) return undefined;
+  // A repeat matters only on a request with a body (CONTRACT.md section 2); one without is invalid_json.
+  if (count === 0 || count > 1 && !announcesBody(req)) return undefined;
   const value = req.headers['idempotency-key'];
   if (count > 1 || typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
     throw new ApiError('invalid_header', 'Header "Idempotency-Key" must be sent once, as 1 to 255 visible ASCII characters', [

@@ -227,6 +227,29 @@ test('a repeated Content-Type on a request with a body is 400 invalid_header nam
   assert.equal(await petCount(), before);
 });
 
+test('without a body, repeated Content-Type or Idempotency-Key headers do not matter: the body is missing, 400 invalid_json', async () => {
+  for (const headers of [
+    { 'content-type': ['application/json', 'application/json'], 'content-length': '0' },
+    { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'], 'content-length': '0' },
+  ]) {
+    const reply = await call(server, 'POST', '/v1/pets', { headers });
+    assertError(reply, 400, 'invalid_json', JSON.stringify(headers));
+  }
+});
+
+test('errors on requests without a body keep the connection open: the next pipelined request is answered', async () => {
+  const withKey = `Authorization: Bearer ${TEST_KEY}\r\n`;
+  const raw = await sendRaw(server.url, [
+    'GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', // 401, sent before Node marks the request complete
+    `GET /v1/nothing HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 404
+    `DELETE /v1/pets HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 405
+    `GET /v1/pets/abc HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 400
+    `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${withKey}Connection: close\r\n\r\n`,
+  ].join(''));
+  assert.deepEqual(statusesIn(raw), [401, 404, 405, 400, 200]);
+  assert.doesNotMatch(raw.slice(0, raw.lastIndexOf('HTTP/1.1 200')), /connection: close/i);
+});
+
 test('a Content-Length over 65536 is 413 at once, without the body being waited for, and the connection closes', async () => {
   const before = await petCount();
   for (const length of [MAX_BODY_BYTES + 1, 1_000_000_000]) {
