@@ -38,7 +38,8 @@ export type OrderUpdate = Type.Static<typeof OrderUpdate>;
 export const ListOrdersQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned.' })),
   status: Type.Optional(OrderStatus),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque cursor from the `Link` header of the previous page.' })),
+  // Any text: one this service did not issue (empty, too long, forged) is refused as invalid_cursor when read.
+  cursor: Type.Optional(Type.String({ description: 'Opaque cursor from the `Link` header of the previous page.' })),
 });
 export type ListOrdersQuery = Type.Static<typeof ListOrdersQuery>;
 

@@ -84,11 +84,11 @@ test('X-Total-Count counts the animals matching the filter', async () => {
   assert.equal(counts.reduce((sum, count) => sum + count, 0), total);
 });
 
-test('a cursor is refused for another filter, for no filter, and when forged', async () => {
+test('a cursor is refused for another filter, for no filter, and when forged, empty or overlong', async () => {
   const sold = await call(server, 'GET', '/v1/pets?status=sold&limit=5');
   const cursor = /cursor=([^>&]+)/.exec(String(sold.headers.link))?.[1] as string;
   assert.equal((await call(server, 'GET', `/v1/pets?status=sold&cursor=${cursor}`)).status, 200);
-  for (const query of [`status=pending&cursor=${cursor}`, `cursor=${cursor}`, 'cursor=abc', `cursor=${cursor.slice(0, -2)}AA`, `cursor=${Buffer.from('pets||0').toString('base64url')}.${'A'.repeat(22)}`]) {
+  for (const query of [`status=pending&cursor=${cursor}`, `cursor=${cursor}`, 'cursor=abc', `cursor=${cursor.slice(0, -2)}AA`, `cursor=${Buffer.from('pets||0').toString('base64url')}.${'A'.repeat(22)}`, 'cursor=', `cursor=${cursor}${'A'.repeat(1000)}`, 'limit=5&cursor=%00']) {
     const reply = await call(server, 'GET', `/v1/pets?${query}`);
     assert.equal(reply.status, 400, query);
     assert.equal((reply.json as { code: string }).code, 'invalid_cursor', query);
