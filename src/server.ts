@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
 import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
 import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
@@ -62,6 +63,8 @@ const LIMITER_STATE_FILE = 'limits.json';
 const CURSOR_SECRET_FILE = 'cursor.secret';
 /** How long `close` lets in-flight requests finish before cutting their connections. */
 const CLOSE_GRACE_MS = 10_000;
+/** How often a stopping service looks whether its last request has been answered. */
+const DRAIN_POLL_MS = 10;
 
 /** Builds the service: opens (and locks) the data directory, replays the log, and wires the listener. */
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
@@ -179,7 +182,11 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     closing ??= (async () => {
       accepting = false;
       stopWatching();
-      await Promise.all(servers.map((server) => stopServer(server)));
+      // The listener stays open while requests are in flight, so that new ones (a health probe, a load
+      // balancer that has not noticed yet) get a prompt 503 instead of a refused connection.
+      const deadlineMs = Date.now() + CLOSE_GRACE_MS;
+      while (handler.inFlight() > 0 && Date.now() < deadlineMs) await delay(DRAIN_POLL_MS);
+      await Promise.all(servers.map((server) => stopServer(server, Math.max(0, deadlineMs - Date.now()))));
       if (dataDir !== undefined) {
         await saveLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE)).catch((error: unknown) => {
           log(`could not save rate-limit state in ${dataDir}: ${(error as Error).message}`);
@@ -225,10 +232,10 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   return { handler, listen, close, state, settings, firstKey, reloadKeys };
 }
 
-/** Stops accepting connections, lets in-flight requests finish (up to a bound), then closes the rest. */
-function stopServer(server: Server): Promise<void> {
+/** Stops accepting connections, lets in-flight requests finish (for up to `graceMs`), then closes the rest. */
+function stopServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((done) => {
-    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();
     server.close(() => {
       clearTimeout(force);

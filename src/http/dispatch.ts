@@ -60,8 +60,11 @@ const HEALTHZ_OK = '{"status":"ok"}';
 // While stopping, /healthz answers like any other error: the Error body of the contract's table.
 const HEALTHZ_STOPPING = errorBody('unavailable', 'The service is stopping and takes no new work; send requests to another instance');
 
-/** Builds the `(req, res)` listener. */
-export function createDispatcher(context: DispatchContext): (req: IncomingMessage, res: ServerResponse) => void {
+/** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
+export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & { inFlight(): number };
+
+/** Builds the dispatcher. */
+export function createDispatcher(context: DispatchContext): Dispatcher {
   const { basePath, router, limiter, clock, cors, accessLog } = context;
 
   const logAccess = (req: IncomingMessage, res: ServerResponse, requestId: string, path: string, startedMs: number, key: ApiKey | undefined): void => {
@@ -106,7 +109,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
       if (inFlight > context.maxInFlight) {
         throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
       }
-      if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1' });
+      if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1', connection: 'close' });
 
       if (match.kind === 'not_found') throw new ApiError('not_found', `No route matches ${req.method} ${path}; see ${openapiPath}`);
       if (match.kind === 'method_not_allowed') {
@@ -159,7 +162,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     sendError(res, apiError, headers);
   };
 
-  return (req: IncomingMessage, res: ServerResponse): void => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const startedMs = accessLog === undefined ? 0 : performance.now();
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers: HeaderBag = { 'x-request-id': requestId };
@@ -186,6 +189,8 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     const { path, query } = splitTarget(url);
     if (path === '/healthz') {
       const accepting = context.isAccepting();
+      // While stopping, the connection is closed after the 503 so that the prober connects afresh (elsewhere).
+      if (!accepting) headers.connection = 'close';
       answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
     } else if (path === openapiPath) {
       answerOperational(req, res, headers, context.openapiJson);
@@ -197,6 +202,7 @@ export function createDispatcher(context: DispatchContext): (req: IncomingMessag
     }
     logAccess(req, res, requestId, path, startedMs, undefined);
   };
+  return Object.assign(listener, { inFlight: () => inFlight });
 }
 
 // CONTRACT.md section 9: 1 to 255 visible ASCII characters.

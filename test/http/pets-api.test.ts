@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
@@ -174,6 +174,36 @@ test('while the service stops, healthz answers 503 with the Error body and API r
   } finally {
     host.close();
   }
+});
+
+test('while a request is still in flight, a stopping service keeps its port and answers new connections 503, then closes it', async () => {
+  const store = await createAnimalStore({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }], logger: QUIET_LOGGER });
+  const { url } = await store.listen({ port: 0 });
+  // A create whose body is still on its way when the stop begins: it is in flight.
+  const body = '{"name":"Last","categoryId":1}';
+  const slow = connect(Number(new URL(url).port), '127.0.0.1');
+  let slowAnswer = '';
+  slow.on('data', (chunk: Buffer) => { slowAnswer += chunk.toString(); });
+  slow.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n`
+    + `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+  while (!slowAnswer.includes('100 Continue')) await once(slow, 'data');
+  slow.write(body.slice(0, 5));
+
+  const closed = store.close();
+  const health = await request(`${url}/healthz`);
+  assert.equal(health.statusCode, 503);
+  assert.equal(health.headers.connection, 'close');
+  assert.equal(((await health.body.json()) as { code: string }).code, 'unavailable');
+  const api = await request(`${url}/v1/pets`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
+  assert.equal(api.statusCode, 503);
+  assert.equal(api.headers['retry-after'], '1');
+  await api.body.dump();
+
+  slow.end(body.slice(5));
+  await once(slow, 'close');
+  assert.match(slowAnswer, /HTTP\/1\.1 201 /, 'the request in flight is carried out');
+  await closed;
+  await assert.rejects(request(`${url}/healthz`), /ECONNREFUSED/, 'once the last request is answered, the port is closed');
 });
 
 test('X-Request-Id is echoed when it is 1 to 128 safe characters, replaced otherwise', async () => {

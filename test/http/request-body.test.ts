@@ -228,10 +228,11 @@ test('a repeated Content-Type on a request with a body is 400 invalid_header nam
 });
 
 test('without a body, repeated Content-Type or Idempotency-Key headers do not matter: the body is missing, 400 invalid_json', async () => {
-  for (const headers of [
+  const cases: Array<Record<string, string | string[]>> = [
     { 'content-type': ['application/json', 'application/json'], 'content-length': '0' },
     { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'], 'content-length': '0' },
-  ]) {
+  ];
+  for (const headers of cases) {
     const reply = await call(server, 'POST', '/v1/pets', { headers });
     assertError(reply, 400, 'invalid_json', JSON.stringify(headers));
   }
