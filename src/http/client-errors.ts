@@ -20,8 +20,21 @@ function describeBytes(bytes: number): string {
   return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }
 
+/**
+ * Connections Node cut off with 408 for a slow request. One whose headers were in is already being
+ * served: the dispatcher looks here when its body stops arriving, to take back the key's token, since a
+ * 408 counts against no key (CONTRACT.md section 1).
+ */
+const timedOut = new WeakSet<Socket>();
+
+/** Was the request on `socket` cut off by Node's request timeout? */
+export function wasTimedOut(socket: Socket): boolean {
+  return timedOut.has(socket);
+}
+
 /** The server's `clientError` listener, for a server whose request heads may be `maxHeaderBytes` long. */
 export const clientErrorListener = (maxHeaderBytes: number) => (error: Error & { code?: string }, socket: Socket): void => {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
   // A reset or an already-answered socket has nobody left to tell.
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {

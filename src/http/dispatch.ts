@@ -14,6 +14,7 @@ import type { Operation } from './operation.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
 import { clientAddress } from './client-address.js';
+import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
 import { countHeader } from './headers.js';
 import { requestIdOf } from './request-id.js';
@@ -87,6 +88,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const serveApi = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string, query: string, requestId: string, startedMs: number): Promise<void> => {
     let key: ApiKey | undefined;
     let arrival: { leave(): void } | undefined;
+    let admitted = false;
     inFlight++;
     try {
       // The route is looked up first (a pure lookup) so that every answer of a deprecated route carries its
@@ -105,6 +107,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       const decision = limiter.admitKey(key.id, key);
       addHeaders(headers, decision);
       if (!decision.allowed) throw refusal(decision, headers);
+      admitted = true;
       // Checked after the (synchronous, O(1)) key and limiter, so this 503 counts and carries the limit headers like any answer.
       if (inFlight > context.maxInFlight) {
         throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
@@ -136,6 +139,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);
     } catch (error) {
+      // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
+      if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) limiter.refundKey(key.id, key);
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;

@@ -19,7 +19,7 @@ import { DAY_MS, MINUTE_MS, assertLimits } from './plans.js';
 import { keyPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
 import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
 import { RefusalWindow } from './refusal-window.js';
-import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, takeToken, wholeTokens } from './token-bucket.js';
+import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, returnToken, takeToken, wholeTokens } from './token-bucket.js';
 
 /** The options the key limiter uses. */
 export type KeyLimiterOptions = Pick<ResolvedLimiterOptions, 'refusalsBeforeBan' | 'refusalWindowMs' | 'banMs'>;
@@ -102,6 +102,20 @@ export class KeyLimiter {
       retryAfterSeconds: retryAfter,
       headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs, retryAfter),
     };
+  }
+
+  /**
+   * Gives back the tokens `admit` took for a request that counts against no key after all (Node cut it
+   * off with 408 while its body was arriving: CONTRACT.md section 1). Nothing else changes.
+   */
+  refund(keyId: string, limits: Limits): void {
+    const state = this.#keys.get(keyId);
+    if (state?.minute === undefined || state.day === undefined) return;
+    const nowMs = this.#clock.monotonic();
+    refill(state.minute, limits.perMinute, MINUTE_MS, nowMs);
+    refill(state.day, limits.perDay, DAY_MS, nowMs);
+    returnToken(state.minute, limits.perMinute);
+    returnToken(state.day, limits.perDay);
   }
 
   /** Forgets a key's buckets, refusals and ban (e.g. when it is revoked). */

@@ -31,6 +31,11 @@ export class RateLimiter {
     return this.#keys.admit(keyId, limits);
   }
 
+  /** Gives back what `admitKey` took, for a request that counts against no key after all (a 408 cut-off). */
+  refundKey(keyId: string, limits: Limits): void {
+    this.#keys.refund(keyId, limits);
+  }
+
   /** Before authentication: refuses (429 rate_limited) while the address's failed-auth bucket is empty; takes nothing. */
   checkAddress(address: string): Decision | undefined {
     return this.#addresses.check(address);

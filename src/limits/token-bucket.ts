@@ -44,6 +44,12 @@ export function takeToken(bucket: TokenBucket): void {
   bucket.tokens = tokens > 0 ? tokens : 0;
 }
 
+/** Gives back a token taken for a request that turned out not to count; never beyond capacity. */
+export function returnToken(bucket: TokenBucket, capacity: number): void {
+  const tokens = bucket.tokens + 1;
+  bucket.tokens = tokens < capacity ? tokens : capacity;
+}
+
 /** Whole tokens left (floor), never negative: the number a client may still send at once. */
 export function wholeTokens(bucket: TokenBucket): number {
   const whole = Math.floor(bucket.tokens + TOKEN_EPSILON);

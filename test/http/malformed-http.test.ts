@@ -383,3 +383,20 @@ test('a body trickled a byte at a time is cut off on time with 408, creating not
     await slow.close();
   }
 });
+
+test('a 408 for a body too slow to arrive counts against no key: the token it took is given back', async () => {
+  // A manual clock: no refill while the test waits for the real request timeout.
+  const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000, clock: new ManualClock(Date.UTC(2027, 0, 1)), keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 10, perDay: 1000 }] });
+  try {
+    const remaining = async (): Promise<string> => String((await call(slow, 'GET', '/v1/pets')).headers['x-ratelimit-remaining']);
+    assert.equal(await remaining(), '9');
+    const result = await exchange(slow.url, `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`, { waitMs: SLOW_BOUND_MS + 1_000 });
+    assertRefused(result, 408, 'request_timeout', 'a stalled body');
+    assert.equal(await remaining(), '8', 'only the two GETs count');
+    // A request that was answered counts, whatever its status.
+    assert.equal((await call(slow, 'POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(await remaining(), '6');
+  } finally {
+    await slow.close();
+  }
+});

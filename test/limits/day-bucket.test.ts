@@ -117,3 +117,22 @@ test('a refusal by the minute bucket has Retry-After no later than X-RateLimit-R
     clock.advance(7_919);
   }
 });
+
+test('a refund gives one token back to both buckets, never beyond capacity, and is a no-op for an unseen key', () => {
+  const clock = new ManualClock(T0_MS);
+  const limiter = new RateLimiter(clock);
+  burst(limiter, 'r', SMALL_DAY, 5);
+  limiter.refundKey('r', SMALL_DAY);
+  limiter.refundKey('r', SMALL_DAY);
+  const [sixth, seventh, eighth] = burst(limiter, 'r', SMALL_DAY, 3);
+  assert.equal(sixth?.allowed, true);
+  assert.equal(seventh?.allowed, true);
+  assert.equal(eighth?.allowed, false, 'two refunds, two more requests');
+  const fresh = new RateLimiter(clock);
+  fresh.refundKey('never-seen', SMALL_DAY);
+  burst(fresh, 'full', SMALL_DAY, 1);
+  fresh.refundKey('full', SMALL_DAY);
+  fresh.refundKey('full', SMALL_DAY);
+  assert.equal(headersOf(fresh.admitKey('full', SMALL_DAY))['X-RateLimit-Remaining'], '4', 'capped at the capacity of 5');
+  assert.equal(fresh.sizes.keys, 1, 'a refund creates no state');
+});
