@@ -58,6 +58,15 @@ export interface AnimalStore {
   reloadKeys(): Promise<void>;
 }
 
+/**
+ * The options of createAnimalStore that are not settings of config.ts. A Record over exactly those
+ * names, so that an option added to AnimalStoreOptions but not here fails to compile instead of
+ * being refused as unknown at run time.
+ */
+const PROGRAM_OPTIONS: Readonly<Record<Exclude<keyof AnimalStoreOptions, keyof Settings>, true>> = {
+  keys: true, createFirstKey: true, clock: true, limits: true, logger: true,
+};
+
 const LIMITER_STATE_FILE = 'limits.json';
 const CURSOR_SECRET_FILE = 'cursor.secret';
 /** How long `close` lets in-flight requests finish before cutting their connections. */
@@ -65,7 +74,7 @@ const CLOSE_GRACE_MS = 10_000;
 
 /** Builds the service: opens (and locks) the data directory, replays the log, and wires the listener. */
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
-  const settings = resolveSettings(options);
+  const settings = resolveSettings(options, Object.keys(PROGRAM_OPTIONS));
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   const log = (line: string): void => logger.warn(line);
