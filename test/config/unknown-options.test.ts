@@ -53,3 +53,14 @@ test('resolveSettings accepts the names its caller handles, and only those', () 
   assert.equal(resolveSettings(untyped({ port: 1, keys: [] }), ['keys']).port, 1);
   assert.throws(() => resolveSettings(untyped({ keys: [] })), { name: 'TypeError', message: /^unknown option keys; / });
 });
+
+test('a misspelt field of the limits option is a TypeError naming it too', async () => {
+  await assert.rejects(createAnimalStore(untyped({ limits: { banMS: 1000 } })), {
+    name: 'TypeError',
+    message: 'unknown option limits.banMS; did you mean limits.banMs?',
+  });
+  await assert.rejects(createAnimalStore(untyped({ limits: { burst: 5 } })), {
+    name: 'TypeError',
+    message: 'unknown option limits.burst; the options are limits.banMs, limits.failedAuthCapacity, limits.failedAuthWindowMs, limits.maxAddresses, limits.refusalWindowMs, limits.refusalsBeforeBan',
+  });
+});
