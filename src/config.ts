@@ -1,18 +1,38 @@
 // Every setting of the service in one table: its library option, CLI flag, environment variable,
 // default and meaning. The CLI, `--help` and the README's configuration table all come from it.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+import type { LimiterOptions } from './limits/index.js';
+import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
 /** How a setting's text (flag or environment) becomes a value. */
 type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list' | 'logLevel';
 
-/** One setting of the table. */
-export interface Setting {
-  option: keyof Settings;
+/** What every row of the table has. */
+interface SettingRow {
   flag: string;
   env: string;
   kind: Kind;
   description: string;
+  /** Largest value of an `integer` setting given as text; unbounded when absent. */
+  max?: number;
 }
+
+/**
+ * One setting of the table: an option of createAnimalStore (`option`), or a field of its `limits`
+ * option (`limit`: the rate limiter's tunables of CONTRACT.md §5, whose defaults and library-side
+ * checks live in src/limits/options.ts).
+ */
+export type Setting = SettingRow & ({ option: keyof Settings } | { limit: keyof LimiterOptions; kind: 'integer' });
+
+/**
+ * Longest refusal window and ban settable by flag or variable. A day is the longest period the
+ * limiter reasons in (the day bucket); a key that misbehaves for longer is revoked, not banned.
+ */
+const MAX_LIMITER_PERIOD_MS = 86_400_000;
+/** Most failed authentications an address may be allowed per minute: far past any real client's mistakes. */
+const MAX_FAILED_AUTH_PER_MINUTE = 100_000;
+/** Bound of the per-address table settable by flag or variable: at ~280 bytes an entry, about 280 MB. */
+const MAX_ADDRESSES = 1_000_000;
 
 /** The values of every setting, after defaults. */
 export interface Settings {
@@ -98,6 +118,11 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'logLevel', flag: '--log-level', env: 'ANIMAL_STORE_LOG_LEVEL', kind: 'logLevel', description: 'debug, info (access log), warn, error or silent.' },
   { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
+  { limit: 'refusalsBeforeBan', flag: '--refusals-before-ban', env: 'ANIMAL_STORE_REFUSALS_BEFORE_BAN', kind: 'integer', max: MAX_REFUSALS_BEFORE_BAN, description: `Refusals (429) of a key tolerated within the refusal window; the next one starts a ban (1 to ${MAX_REFUSALS_BEFORE_BAN}).` },
+  { limit: 'refusalWindowMs', flag: '--refusal-window-ms', env: 'ANIMAL_STORE_REFUSAL_WINDOW_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Window a key's refusals are counted in, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
+  { limit: 'banMs', flag: '--ban-ms', env: 'ANIMAL_STORE_BAN_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Length of a temporary ban, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
+  { limit: 'failedAuthCapacity', flag: '--failed-auth-per-minute', env: 'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE', kind: 'integer', max: MAX_FAILED_AUTH_PER_MINUTE, description: `Failed authentications (401) allowed per client address per minute, then 429 (1 to ${MAX_FAILED_AUTH_PER_MINUTE}).` },
+  { limit: 'maxAddresses', flag: '--max-addresses', env: 'ANIMAL_STORE_MAX_ADDRESSES', kind: 'integer', max: MAX_ADDRESSES, description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).` },
 ];
 
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
@@ -108,11 +133,8 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (!(port >= 0 && port <= 65535)) throw new TypeError(`${source} must be a port number from 0 to 65535, not "${text}"`);
       return port;
     }
-    case 'integer': {
-      const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
-      if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
-      return value;
-    }
+    case 'integer':
+      return parseIntegerText(text, source, setting.max);
     case 'date': {
       const value = Date.parse(text);
       if (Number.isNaN(value)) throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
@@ -135,6 +157,14 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (text.length === 0) throw new TypeError(`${source} must not be empty`);
       return text;
   }
+}
+
+/** Turns the text of an integer setting into a whole number from 1 to `max`; throws naming `source`. */
+export function parseIntegerText(text: string, source: string, max?: number): number {
+  const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
+  if (max !== undefined && !(value <= max)) throw new TypeError(`${source} must be a whole number from 1 to ${max}, not "${text}"`);
+  if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
+  return value;
 }
 
 /**
