@@ -1,18 +1,38 @@
 // Every setting of the service in one table: its library option, CLI flag, environment variable,
 // default and meaning. The CLI, `--help` and the README's configuration table all come from it.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+import type { LimiterOptions } from './limits/index.js';
+import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
 /** How a setting's text (flag or environment) becomes a value. */
 type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list' | 'logLevel';
 
-/** One setting of the table. */
-export interface Setting {
-  option: keyof Settings;
+/** What every row of the table has. */
+interface SettingRow {
   flag: string;
   env: string;
   kind: Kind;
   description: string;
+  /** Largest value of an `integer` setting given as text; unbounded when absent. */
+  max?: number;
 }
+
+/**
+ * One setting of the table: an option of createAnimalStore (`option`), or a field of its `limits`
+ * option (`limit`: the rate limiter's tunables of CONTRACT.md §5, whose defaults and library-side
+ * checks live in src/limits/options.ts).
+ */
+export type Setting = SettingRow & ({ option: keyof Settings } | { limit: keyof LimiterOptions; kind: 'integer' });
+
+/**
+ * Longest refusal window and ban settable by flag or variable. A day is the longest period the
+ * limiter reasons in (the day bucket); a key that misbehaves for longer is revoked, not banned.
+ */
+const MAX_LIMITER_PERIOD_MS = 86_400_000;
+/** Most failed authentications an address may be allowed per minute: far past any real client's mistakes. */
+const MAX_FAILED_AUTH_PER_MINUTE = 100_000;
+/** Bound of the per-address table settable by flag or variable: at ~280 bytes an entry, about 280 MB. */
+const MAX_ADDRESSES = 1_000_000;
 
 /** The values of every setting, after defaults. */
 export interface Settings {
@@ -98,6 +118,11 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'logLevel', flag: '--log-level', env: 'ANIMAL_STORE_LOG_LEVEL', kind: 'logLevel', description: 'debug, info (access log), warn, error or silent.' },
   { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
+  { limit: 'refusalsBeforeBan', flag: '--refusals-before-ban', env: 'ANIMAL_STORE_REFUSALS_BEFORE_BAN', kind: 'integer', max: MAX_REFUSALS_BEFORE_BAN, description: `Refusals (429) of a key tolerated within the refusal window; the next one starts a ban (1 to ${MAX_REFUSALS_BEFORE_BAN}).` },
+  { limit: 'refusalWindowMs', flag: '--refusal-window-ms', env: 'ANIMAL_STORE_REFUSAL_WINDOW_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Window a key's refusals are counted in, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
+  { limit: 'banMs', flag: '--ban-ms', env: 'ANIMAL_STORE_BAN_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Length of a temporary ban, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
+  { limit: 'failedAuthCapacity', flag: '--failed-auth-per-minute', env: 'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE', kind: 'integer', max: MAX_FAILED_AUTH_PER_MINUTE, description: `Failed authentications (401) allowed per client address per minute, then 429 (1 to ${MAX_FAILED_AUTH_PER_MINUTE}).` },
+  { limit: 'maxAddresses', flag: '--max-addresses', env: 'ANIMAL_STORE_MAX_ADDRESSES', kind: 'integer', max: MAX_ADDRESSES, description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).` },
 ];
 
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
@@ -108,11 +133,8 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (!(port >= 0 && port <= 65535)) throw new TypeError(`${source} must be a port number from 0 to 65535, not "${text}"`);
       return port;
     }
-    case 'integer': {
-      const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
-      if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
-      return value;
-    }
+    case 'integer':
+      return parseIntegerText(text, source, setting.max);
     case 'date': {
       const value = Date.parse(text);
       if (Number.isNaN(value)) throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
@@ -137,12 +159,24 @@ export function parseSettingText(setting: Setting, text: string, source: string)
   }
 }
 
-/** Applies defaults and checks every value; a bad one throws a TypeError naming the option. */
-export function resolveSettings(options: Partial<Settings>): Settings {
+/** Turns the text of an integer setting into a whole number from 1 to `max`; throws naming `source`. */
+export function parseIntegerText(text: string, source: string, max?: number): number {
+  const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
+  if (max !== undefined && !(value <= max)) throw new TypeError(`${source} must be a whole number from 1 to ${max}, not "${text}"`);
+  if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
+  return value;
+}
+
+/**
+ * Applies defaults and checks every value; a bad one throws a TypeError naming the option. A name
+ * that is neither a setting nor one of `otherOptions` (those the caller handles) is a mistake, such
+ * as a misspelt option that would otherwise be silently ignored: it throws naming it.
+ */
+export function resolveSettings(options: Partial<Settings>, otherOptions: readonly string[] = []): Settings {
+  assertKnownOptions(options, [...Object.keys(DEFAULT_SETTINGS), ...otherOptions]);
   const settings: Settings = { ...DEFAULT_SETTINGS };
   for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_SETTINGS, name)) continue;
+    if (value === undefined || !Object.hasOwn(DEFAULT_SETTINGS, name)) continue;
     (settings as unknown as Record<string, unknown>)[name] = value;
   }
   const { basePath } = settings;
@@ -165,4 +199,49 @@ export function resolveSettings(options: Partial<Settings>): Settings {
     throw new TypeError('option dataDir must be a directory path');
   }
   return settings;
+}
+
+/**
+ * Throws a TypeError for the first name of `options` that is not in `known`, naming it and the
+ * closest known names (or all of them when none is close). `prefix` is put before every name, for
+ * an object nested in the options (`limits.`).
+ */
+export function assertKnownOptions(options: object, known: readonly string[], prefix = ''): void {
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const closest = closestNames(name, known);
+    const hint = closest.length > 0
+      ? `did you mean ${closest.map((candidate) => prefix + candidate).join(' or ')}?`
+      : `the options are ${[...known].sort().map((candidate) => prefix + candidate).join(', ')}`;
+    throw new TypeError(`unknown option ${prefix}${name}; ${hint}`);
+  }
+}
+
+/** Names that `name` is probably a slip for: one starts with the other, or a few edits apart (case aside). */
+function closestNames(name: string, known: readonly string[]): string[] {
+  const lower = name.toLowerCase();
+  // A third of the name's length: "dataDri" finds dataDir, "log" alone finds nothing by edits.
+  const maxEdits = Math.max(1, Math.floor(name.length / 3));
+  return known.filter((candidate) => {
+    const other = candidate.toLowerCase();
+    return other.startsWith(lower) || lower.startsWith(other) || editDistance(lower, other) <= maxEdits;
+  });
+}
+
+/** Edits turning `a` into `b`: insertions, deletions, substitutions and swaps of neighbours ("prot" is one from "port"). */
+function editDistance(a: string, b: string): number {
+  // Optimal string alignment: Levenshtein's rows, plus a look two rows back for a swap.
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      current.push(best);
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }

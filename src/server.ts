@@ -11,7 +11,7 @@ import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
 import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
 import { KeyRing } from './auth/key-ring.js';
 import { systemClock, type Clock } from './clock.js';
-import { resolveSettings, type Settings } from './config.js';
+import { assertKnownOptions, resolveSettings, type Settings } from './config.js';
 import { loadOrCreateSecret, restoreLimiterState, saveLimiterState, watchKeyFile } from './data-files.js';
 import { clientErrorListener } from './http/client-errors.js';
 import { answerConnect } from './http/connect.js';
@@ -19,7 +19,7 @@ import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import type { Operation } from './http/operation.js';
 import { Router } from './http/router.js';
-import { RateLimiter, PLAN_LIMITS, type LimiterOptions } from './limits/index.js';
+import { RateLimiter, PLAN_LIMITS, resolveLimiterOptions, type LimiterOptions } from './limits/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildOpenApi } from './openapi.js';
 import { CursorCodec } from './paging.js';
@@ -59,6 +59,17 @@ export interface AnimalStore {
   reloadKeys(): Promise<void>;
 }
 
+/**
+ * The options of createAnimalStore that are not settings of config.ts. A Record over exactly those
+ * names, so that an option added to AnimalStoreOptions but not here fails to compile instead of
+ * being refused as unknown at run time.
+ */
+const PROGRAM_OPTIONS: Readonly<Record<Exclude<keyof AnimalStoreOptions, keyof Settings>, true>> = {
+  keys: true, createFirstKey: true, clock: true, limits: true, logger: true,
+};
+/** The fields of the `limits` option, from its defaults. */
+const LIMITER_OPTIONS = Object.keys(resolveLimiterOptions());
+
 const LIMITER_STATE_FILE = 'limits.json';
 const CURSOR_SECRET_FILE = 'cursor.secret';
 /** How long `close` lets in-flight requests finish before cutting their connections. */
@@ -68,11 +79,12 @@ const DRAIN_POLL_MS = 10;
 
 /** Builds the service: opens (and locks) the data directory, replays the log, and wires the listener. */
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
-  const settings = resolveSettings(options);
+  const settings = resolveSettings(options, Object.keys(PROGRAM_OPTIONS));
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   const log = (line: string): void => logger.warn(line);
   const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
+  if (options.limits !== undefined) assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
   const limiter = new RateLimiter(clock, options.limits);
   const dataDir = settings.dataDir === undefined ? undefined : resolve(settings.dataDir);
 

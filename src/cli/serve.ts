@@ -2,7 +2,8 @@
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
-import { DEFAULT_SETTINGS, parseSettingText, SETTINGS, type Settings } from '../config.js';
+import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
+import type { LimiterOptions } from '../limits/index.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../server.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
@@ -28,20 +29,22 @@ Examples:
 `;
 
 /** Reads flags and environment into createAnimalStore options; a bad one throws a TypeError naming it. */
-export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Partial<Settings> & { keys: KeySpec[]; help: boolean } {
+export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
   const flags: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
   const parsed = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false });
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
+  const limits: LimiterOptions = {};
   for (const setting of SETTINGS) {
     const flag = values[setting.flag.slice(2)];
     const text = typeof flag === 'string' ? flag : env[setting.env];
     if (text === undefined) continue;
     const source = typeof flag === 'string' ? setting.flag : setting.env;
-    (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
+    if ('limit' in setting) limits[setting.limit] = parseIntegerText(text, source, setting.max);
+    else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
-  return { ...options, keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''), help: values.help === true };
+  return { ...options, keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''), limits, help: values.help === true };
 }
 
 /** Runs the service until SIGTERM or SIGINT. */

@@ -72,6 +72,8 @@ test('bad flags and variables exit with code 2 and one line naming them', async 
     [['serve', '--nope'], {}, /Unknown option '--nope'/],
     [['serve'], { ANIMAL_STORE_PORT: '99999' }, /ANIMAL_STORE_PORT must be a port number/],
     [['serve', '--durability', 'sometimes'], {}, /--durability must be always, interval or never/],
+    [['serve', '--ban-ms', '0'], {}, /--ban-ms must be a whole number from 1 to 86400000, not "0" \(see animal-store serve --help\)/],
+    [['serve'], { ANIMAL_STORE_REFUSALS_BEFORE_BAN: '5000' }, /ANIMAL_STORE_REFUSALS_BEFORE_BAN must be a whole number from 1 to 1000, not "5000"/],
     [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'short' }, /ANIMAL_STORE_KEYS|option keys/],
     [['frobnicate'], {}, /unknown command "frobnicate"/],
   ] as const) {

@@ -48,7 +48,7 @@ test('a consumer imports animal-store and animal-store/client, serves a request 
 import { createAnimalStore } from 'animal-store';
 import { AnimalStoreClient } from 'animal-store/client';
 const key = 'consumer-key-0123456789';
-const app = await createAnimalStore({ keys: [{ key, plan: 'pro' }], log: () => {} });
+const app = await createAnimalStore({ keys: [{ key, plan: 'pro' }], logLevel: 'silent' });
 const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
 const client = new AnimalStoreClient({ baseUrl: url + '/v1', apiKey: key });
 try {

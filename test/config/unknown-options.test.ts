@@ -1,0 +1,66 @@
+// createAnimalStore's options: a name it does not know is a programmer's slip (STYLE.md rule 3), so
+// it throws a TypeError naming it and the closest options, instead of being silently ignored.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/clock.js';
+import { resolveSettings } from '../../src/config.js';
+import { QUIET_LOGGER } from '../../src/logger.js';
+import { createAnimalStore, type AnimalStoreOptions } from '../../src/server.js';
+
+/** Options as a caller without the typings (JavaScript, a spread config object) may pass them. */
+function untyped(options: Record<string, unknown>): AnimalStoreOptions {
+  return options as AnimalStoreOptions;
+}
+
+test('a misspelt option of createAnimalStore is a TypeError naming it and the options it is close to', async () => {
+  await assert.rejects(createAnimalStore(untyped({ log: () => {} })), {
+    name: 'TypeError',
+    message: 'unknown option log; did you mean logLevel or logger?',
+  });
+  await assert.rejects(createAnimalStore(untyped({ dataDri: '/tmp/x' })), { name: 'TypeError', message: 'unknown option dataDri; did you mean dataDir?' });
+  await assert.rejects(createAnimalStore(untyped({ Port: 8080 })), { name: 'TypeError', message: 'unknown option Port; did you mean port?' });
+});
+
+test('an option close to none lists every option, settings and program options alike', async () => {
+  await assert.rejects(createAnimalStore(untyped({ verbose: true })), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /^unknown option verbose; the options are basePath, clock, compactMinRecords, /);
+    for (const name of ['keys', 'createFirstKey', 'limits', 'logger', 'maxHeaderBytes', 'trustProxy']) assert.match(error.message, new RegExp(`\\b${name}\\b`));
+    return true;
+  });
+});
+
+test('an unknown option is refused even when its value is undefined', () => {
+  assert.throws(() => resolveSettings(untyped({ prot: undefined })), { name: 'TypeError', message: 'unknown option prot; did you mean port?' });
+});
+
+test('every option of AnimalStoreOptions is accepted', async () => {
+  const app = await createAnimalStore({
+    keys: [{ key: 'known-options-key-0123', plan: 'free' }],
+    createFirstKey: false,
+    clock: new ManualClock(0),
+    limits: { banMs: 1000 },
+    logger: QUIET_LOGGER,
+    basePath: '/v2',
+    logLevel: 'silent',
+    dataDir: undefined,
+  });
+  assert.equal(app.settings.basePath, '/v2');
+  await app.close();
+});
+
+test('resolveSettings accepts the names its caller handles, and only those', () => {
+  assert.equal(resolveSettings(untyped({ port: 1, keys: [] }), ['keys']).port, 1);
+  assert.throws(() => resolveSettings(untyped({ keys: [] })), { name: 'TypeError', message: /^unknown option keys; / });
+});
+
+test('a misspelt field of the limits option is a TypeError naming it too', async () => {
+  await assert.rejects(createAnimalStore(untyped({ limits: { banMS: 1000 } })), {
+    name: 'TypeError',
+    message: 'unknown option limits.banMS; did you mean limits.banMs?',
+  });
+  await assert.rejects(createAnimalStore(untyped({ limits: { burst: 5 } })), {
+    name: 'TypeError',
+    message: 'unknown option limits.burst; the options are limits.banMs, limits.failedAuthCapacity, limits.failedAuthWindowMs, limits.maxAddresses, limits.refusalWindowMs, limits.refusalsBeforeBan',
+  });
+});
