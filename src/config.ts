@@ -108,7 +108,7 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'stagingUrl', flag: '--staging-url', env: 'ANIMAL_STORE_STAGING_URL', kind: 'string', description: 'Staging address in the OpenAPI servers list.' },
   { option: 'deprecatedAt', flag: '--deprecated-at', env: 'ANIMAL_STORE_DEPRECATED_AT', kind: 'date', description: 'Date getPet was deprecated (Deprecation header).' },
   { option: 'sunsetAt', flag: '--sunset-at', env: 'ANIMAL_STORE_SUNSET_AT', kind: 'date', description: 'Date getPet is removed (Sunset header; 410 from then on).' },
-  { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For.' },
+  { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For (the flag alone means true).' },
   { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
   { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
   { option: 'maxInFlight', flag: '--max-in-flight', env: 'ANIMAL_STORE_MAX_IN_FLIGHT', kind: 'integer', description: 'API requests in flight at once; more get an immediate 503.' },

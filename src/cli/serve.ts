@@ -32,7 +32,7 @@ Examples:
 export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
   const flags: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
-  const parsed = parseArgs({ args: [...argv], options: flags, strict: true, allowPositionals: false });
+  const parsed = parseArgs({ args: withBareSwitches(argv), options: flags, strict: true, allowPositionals: false });
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
   const limits: LimiterOptions = {};
@@ -45,6 +45,16 @@ export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): P
     else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
   return { ...options, keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''), limits, help: values.help === true };
+}
+
+const SWITCHES = new Set(SETTINGS.filter((setting) => setting.kind === 'boolean').map((setting) => setting.flag));
+
+/** A yes/no flag given alone (`--trust-proxy`, last or before another flag) means `--trust-proxy=true`. */
+function withBareSwitches(argv: readonly string[]): string[] {
+  return argv.map((arg, index) => {
+    const next = argv[index + 1];
+    return SWITCHES.has(arg) && (next === undefined || next.startsWith('--')) ? `${arg}=true` : arg;
+  });
 }
 
 /** Runs the service until SIGTERM or SIGINT. */

@@ -67,3 +67,11 @@ test('--help lists every setting with its variable, the limiter ones included', 
   for (const setting of SETTINGS) assert.match(SERVE_HELP, new RegExp(`^  ${setting.flag} VALUE +\\S.*\\[${setting.env}\\]$`, 'm'), setting.flag);
   assert.match(SERVE_HELP, /--failed-auth-per-minute VALUE +Failed authentications \(401\) allowed per client address per minute/);
 });
+
+test('a yes/no flag given alone means true; with a value it takes the value', () => {
+  assert.equal(serveOptions(['--trust-proxy'], {}).trustProxy, true);
+  assert.equal(serveOptions(['--trust-proxy', '--port', '9000'], {}).trustProxy, true);
+  assert.equal(serveOptions(['--trust-proxy', 'false'], {}).trustProxy, false);
+  assert.equal(serveOptions(['--trust-proxy=0'], {}).trustProxy, false);
+  assert.equal(serveOptions([], {}).trustProxy, undefined);
+});
