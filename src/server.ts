@@ -196,9 +196,9 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       stopWatching();
       // The listener stays open while requests are in flight, so that new ones (a health probe, a load
       // balancer that has not noticed yet) get a prompt 503 instead of a refused connection.
-      const deadlineMs = Date.now() + CLOSE_GRACE_MS;
-      while (handler.inFlight() > 0 && Date.now() < deadlineMs) await delay(DRAIN_POLL_MS);
-      await Promise.all(servers.map((server) => stopServer(server, Math.max(0, deadlineMs - Date.now()))));
+      const deadlineMs = performance.now() + CLOSE_GRACE_MS;
+      while (handler.inFlight() > 0 && performance.now() < deadlineMs) await delay(DRAIN_POLL_MS);
+      await Promise.all(servers.map((server) => stopServer(server, Math.max(0, deadlineMs - performance.now()))));
       if (dataDir !== undefined) {
         await saveLimiterState(limiter, join(dataDir, LIMITER_STATE_FILE)).catch((error: unknown) => {
           log(`could not save rate-limit state in ${dataDir}: ${(error as Error).message}`);

@@ -42,4 +42,7 @@ export const clientErrorListener = (maxHeaderBytes: number) => (error: Error & {
     return;
   }
   socket.end(answerFor(error.code, maxHeaderBytes));
+  // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
+  // must not go on sending a request it was told has failed, and the request being served ends now.
+  socket.destroySoon();
 };

@@ -108,11 +108,11 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       addHeaders(headers, decision);
       if (!decision.allowed) throw refusal(decision, headers);
       admitted = true;
-      // Checked after the (synchronous, O(1)) key and limiter, so this 503 counts and carries the limit headers like any answer.
+      // Checked after the (synchronous, O(1)) key and limiter, so these 503s count and carry the limit headers like any answer.
+      if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1', connection: 'close' });
       if (inFlight > context.maxInFlight) {
         throw new ApiError('unavailable', `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`, undefined, { 'retry-after': '1' });
       }
-      if (!context.isAccepting()) throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, { 'retry-after': '1', connection: 'close' });
 
       if (match.kind === 'not_found') throw new ApiError('not_found', `No route matches ${req.method} ${path}; see ${openapiPath}`);
       if (match.kind === 'method_not_allowed') {
@@ -151,6 +151,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
 
   const answerError = (req: IncomingMessage, res: ServerResponse, headers: HeaderBag, error: unknown, requestId: string): void => {
     if (error instanceof ClientGoneError) {
+      // For the access log: Node's 408, or nginx's 499 for a client that closed before its answer.
+      res.statusCode = wasTimedOut(req.socket) ? 408 : 499;
       res.destroy();
       return;
     }

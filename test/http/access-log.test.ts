@@ -1,6 +1,8 @@
 // Issue 7: one access line per request, with request id, method, path, status, duration and key id:
 // never the key, never the query string (a key may be sent there by mistake).
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createLogger } from '../../src/logger.js';
 import { call, startServer, TEST_KEY } from '../helpers/server.js';
@@ -28,6 +30,36 @@ test('each request is logged once as a JSON line without the key or the query', 
     assert.equal(entries[1]?.keyId, undefined);
     assert.ok(!lines.join('').includes(TEST_KEY), 'the key is never logged');
     assert.ok(!lines.join('').includes('not-a-valid-key'), 'a wrong key is never logged either');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a request cut off while its body arrives is logged as 408, and one whose client left as 499', async () => {
+  const lines: string[] = [];
+  const server = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000, logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
+  try {
+    const { hostname, port } = new URL(server.url);
+    const head = (id: string): string => `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nX-Request-Id: ${id}\r\n`
+      + 'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n{"na';
+    const stalled = connect(Number(port), hostname);
+    stalled.resume();
+    stalled.write(head('stalled'));
+    await once(stalled, 'close');
+    const leaving = connect(Number(port), hostname);
+    leaving.write(head('leaving'));
+    await once(leaving, 'data'); // its 100 Continue: the request is being served
+    leaving.destroy();
+    const logged = async (id: string): Promise<unknown> => {
+      for (let tries = 0; tries < 100; tries++) {
+        const line = lines.find((text) => text.includes(`"requestId":"${id}"`));
+        if (line !== undefined) return (JSON.parse(line) as { status: number }).status;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return undefined;
+    };
+    assert.equal(await logged('stalled'), 408);
+    assert.equal(await logged('leaving'), 499);
   } finally {
     await server.close();
   }

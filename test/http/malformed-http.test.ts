@@ -3,6 +3,7 @@
 // oversized headers 431, over-long targets 414; paths are matched as sent; slow clients are cut off
 // with 408. Each refusal leaves the store unchanged, and the next good request is served.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
@@ -396,6 +397,31 @@ test('a 408 for a body too slow to arrive counts against no key: the token it to
     // A request that was answered counts, whatever its status.
     assert.equal((await call(slow, 'POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400);
     assert.equal(await remaining(), '6');
+  } finally {
+    await slow.close();
+  }
+});
+
+test('after a 408, a half-open client cannot finish its request: nothing is created, and its Idempotency-Key is free again', async () => {
+  const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+  try {
+    const body = VALID;
+    const { hostname, port } = new URL(slow.url);
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => { received += chunk.toString(); });
+    socket.on('error', () => {}); // the rest of the body may meet a closed connection
+    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nIdempotency-Key: half-open\r\n`
+      + `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    await once(socket, 'end');
+    assert.match(received, /^HTTP\/1\.1 408 /);
+    // The client goes on as if nothing happened; the server must no longer be reading.
+    socket.end(body.slice(5));
+    if (!socket.destroyed) await once(socket, 'close');
+    const retry = await call(slow, 'POST', '/v1/pets', { body, headers: { 'content-type': 'application/json', 'idempotency-key': 'half-open' } });
+    assert.equal(retry.status, 201, `no longer in flight: ${retry.text}`);
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'the cut-off request was never carried out');
+    assert.equal(await petCount(slow), 1);
   } finally {
     await slow.close();
   }
