@@ -57,9 +57,12 @@ export function generateKey(): string {
   return `${KEY_PREFIX}${body}${checksumOf(KEY_PREFIX + body)}`;
 }
 
+/** The length of every generated key: prefix, random part and checksum. */
+export const GENERATED_KEY_LENGTH = KEY_PREFIX.length + RANDOM_CHARS + CHECKSUM_CHARS;
+
 /** For an `ask_` key: does its checksum match? Keys of other shapes are not generated ones: undefined. */
 export function hasValidChecksum(key: string): boolean | undefined {
-  if (!key.startsWith(KEY_PREFIX) || key.length !== KEY_PREFIX.length + RANDOM_CHARS + CHECKSUM_CHARS) return undefined;
+  if (!key.startsWith(KEY_PREFIX) || key.length !== GENERATED_KEY_LENGTH) return undefined;
   const split = key.length - CHECKSUM_CHARS;
   return checksumOf(key.slice(0, split)) === key.slice(split);
 }

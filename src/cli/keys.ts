@@ -1,7 +1,7 @@
 // `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
 // A running service on the same directory picks changes up within a second.
 import { parseArgs } from 'node:util';
-import { hashKey, hasValidChecksum, isWellFormedKey, type ApiKey } from '../auth/api-key.js';
+import { GENERATED_KEY_LENGTH, hashKey, hasValidChecksum, isWellFormedKey, KEY_PREFIX, type ApiKey } from '../auth/api-key.js';
 import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
 import { loadKeyFile } from '../auth/key-file.js';
 import { DATA_DIR_MODE } from '../storage/open-journal.js';
@@ -16,9 +16,10 @@ export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [o
       Shows id, name, plan, limits, created and revoked times (never the key).
   keys revoke ID
       Revokes a key; a running service refuses it within a second.
-  keys check KEY
+  keys check KEY | keys check -
       Says which key this is and whether it is active; exit code 1 when it is mistyped (a generated
-      key's checksum fails), unknown to the keys file, or revoked. Nothing is contacted.
+      key's checksum or length is wrong), unknown to the keys file, or revoked. Nothing is contacted.
+      With -, the key is read from standard input, so it stays out of the shell history and ps.
 
 Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data).
 
@@ -27,7 +28,7 @@ Examples:
   animal-store keys create --plan enterprise --per-minute 5000 --per-day 2000000 --name partner
   animal-store keys list
   animal-store keys revoke key_1a2b3c4d
-  animal-store keys check "$ANIMAL_STORE_KEY"
+  printf '%s' "$ANIMAL_STORE_KEY" | animal-store keys check -
 `;
 
 function positiveInteger(text: string | undefined, flag: string): number | undefined {
@@ -106,9 +107,9 @@ async function keysCommand(command: string, values: KeysFlags, positionals: read
       return;
     }
     case 'check': {
-      const [key] = positionals;
-      if (key === undefined || positionals.length > 1) throw new UsageError('keys check takes one key (see animal-store keys --help)');
-      const found = await checkKey(dataDir, key);
+      const [given] = positionals;
+      if (given === undefined || positionals.length > 1) throw new UsageError('keys check takes one key, or - to read it from standard input (see animal-store keys --help)');
+      const found = await checkKey(dataDir, given === '-' ? (await readStdin()).trim() : given);
       print(`Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`);
       return;
     }
@@ -123,10 +124,19 @@ async function keysCommand(command: string, values: KeysFlags, positionals: read
  */
 async function checkKey(dataDir: string, key: string): Promise<ApiKey> {
   if (!isWellFormedKey(key)) throw new Error('this is not a well-formed key: 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then any "="');
-  if (hasValidChecksum(key) === false) throw new Error('this key fails its checksum: it was mistyped or cut short; copy it again from where it was first shown');
+  if (key.startsWith(KEY_PREFIX) && key.length !== GENERATED_KEY_LENGTH) {
+    throw new Error(`this looks like a generated key but has ${key.length} characters, not ${GENERATED_KEY_LENGTH}: it was cut short or has extra characters; copy it again from where it was first shown`);
+  }
+  if (hasValidChecksum(key) === false) throw new Error('this key fails its checksum: it was mistyped; copy it again from where it was first shown');
   const hash = hashKey(key);
   const found = (await loadKeyFile(dataDir)).find((entry) => entry.hash === hash);
   if (found === undefined) throw new Error(`no key of the keys file in ${dataDir} has this value (keys given in ANIMAL_STORE_KEYS or library options are not in the file)`);
   if (found.revokedAt !== null) throw new Error(`key ${found.id} was revoked at ${found.revokedAt}`);
   return found;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,11 +1,15 @@
 // `animal-store keys` against a data directory that a running service uses at the same time.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { runCli } from '../helpers/child.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let server: TestServer;
 before(async () => {
@@ -121,6 +125,15 @@ test('keys check tells an active key from a mistyped, unknown or revoked one, wi
   assert.equal(mistyped.code, 1);
   assert.match(mistyped.err, /^animal-store: this key fails its checksum: it was mistyped/);
   assert.equal(mistyped.out, '');
+
+  const cutShort = await keys('check', key.slice(0, -1));
+  assert.equal(cutShort.code, 1);
+  assert.match(cutShort.err, /has 39 characters, not 40: it was cut short/);
+
+  // With -, the key comes from standard input, out of the shell history and ps.
+  const piped = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keys', 'check', '-', '--data-dir', server.dataDir as string], { cwd: ROOT, input: `${key}\n`, encoding: 'utf8' });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.match(piped.stdout, new RegExp(`^Key ${id} \\(checked\\) is active`));
 
   const unknown = await keys('check', 'an-operator-key-never-configured');
   assert.equal(unknown.code, 1);
