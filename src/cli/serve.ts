@@ -95,7 +95,7 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  // Said in the log either way, so an operator who sent the signal sees that it worked; a bad file keeps the keys in force.
+  // Logged either way (success at info, failure at error), so an operator who sent the signal sees the outcome; a bad file keeps the keys in force.
   process.on('SIGHUP', () => {
     app.reloadKeys().then(
       () => logger.info('keys file reloaded on SIGHUP'),
