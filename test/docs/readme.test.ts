@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { SETTINGS } from '../../src/config.js';
+import { DEFAULT_SETTINGS, SETTINGS } from '../../src/config.js';
 import { ERRORS } from '../../src/errors.js';
+import { resolveLimiterOptions } from '../../src/limits/index.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -15,6 +16,22 @@ test('the README error table lists every code of src/errors.ts with its status, 
 test('the README configuration table lists every setting with its flag and variable', () => {
   const rows = [...readme.matchAll(/^\| `(--[a-z-]+)` \| `(ANIMAL_STORE_[A-Z_]+)` \|/gm)].map((match) => [match[1], match[2]]);
   assert.deepEqual(rows, SETTINGS.map((setting) => [setting.flag, setting.env]));
+});
+
+test('each configuration row has the setting\'s own meaning and, where it is one plain value, its default', () => {
+  const rows = [...readme.matchAll(/^\| `(--[a-z-]+)` \| `ANIMAL_STORE_[A-Z_]+` \| (.*?) \| (.*) \|$/gm)];
+  const limiterDefaults: Record<string, unknown> = { ...resolveLimiterOptions() };
+  const settingDefaults: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  assert.equal(rows.length, SETTINGS.length);
+  for (const [index, [, flag, shownDefault, meaning]] of rows.entries()) {
+    const setting = SETTINGS[index];
+    assert.ok(setting !== undefined && setting.flag === flag, flag);
+    assert.equal(meaning, setting.description, flag);
+    const plain = /^`([^`]*)`$/.exec(shownDefault ?? '')?.[1];
+    if (plain === undefined) continue; // "./data (CLI); memory (library)" and the like say more than one value
+    const value = 'limit' in setting ? limiterDefaults[setting.limit] : settingDefaults[setting.option];
+    assert.equal(plain, setting.kind === 'date' ? new Date(value as number).toISOString().slice(0, 10) : String(value), flag);
+  }
 });
 
 test('the README shows the two commands a newcomer needs first', () => {
