@@ -19,6 +19,8 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Receives each line, newline included. */
   write?: (line: string) => void;
+  /** Receives the warn and error lines instead of `write` (the CLI: stderr, as CONTRACT.md section 7 asks). */
+  writeProblem?: (line: string) => void;
   /** Human-readable lines (for a terminal) instead of JSON. */
   pretty?: boolean;
   now?: () => number;
@@ -31,16 +33,18 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   if (!LOG_LEVELS.includes(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not "${String(level)}"`);
   const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const writeProblem = options.writeProblem ?? write;
   const now = options.now ?? Date.now;
   const pretty = options.pretty ?? false;
   const emit = (at: LogLevel, msg: string, fields: Record<string, unknown> = {}): void => {
     if (RANK[at] < RANK[level]) return;
     const time = new Date(now()).toISOString();
+    const out = RANK[at] >= RANK.warn ? writeProblem : write;
     if (pretty) {
       const extra = Object.entries(fields).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
-      write(`${time.slice(11, 23)} ${at.toUpperCase().padEnd(5)} ${msg}${extra === '' ? '' : ` ${extra}`}\n`);
+      out(`${time.slice(11, 23)} ${at.toUpperCase().padEnd(5)} ${msg}${extra === '' ? '' : ` ${extra}`}\n`);
     } else {
-      write(`${JSON.stringify({ time, level: at, msg, ...fields })}\n`);
+      out(`${JSON.stringify({ time, level: at, msg, ...fields })}\n`);
     }
   };
   return {

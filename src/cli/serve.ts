@@ -65,7 +65,14 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
     return;
   }
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
-  const logger = createLogger({ level: options.logLevel ?? 'info', write: (line) => process.stdout.write(line), pretty: process.stdout.isTTY === true });
+  // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, as
+  // CONTRACT.md section 7 asks, so that they stand out from the access log.
+  const logger = createLogger({
+    level: options.logLevel ?? 'info',
+    write: (line) => process.stdout.write(line),
+    writeProblem: (line) => process.stderr.write(line),
+    pretty: process.stdout.isTTY === true,
+  });
   // The port is tried before the data directory is touched: a start that cannot listen must not leave
   // a first key behind that nobody was shown (issue 7: nothing half-created).
   await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { runCli, waitForListening } from '../helpers/child.js';
+import { runCli, waitForListening, type Child } from '../helpers/child.js';
 
 let dataDir: string;
 before(async () => {
@@ -164,3 +164,46 @@ test('a data directory owned by a running service is exit code 2 naming the owne
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a torn last record is cut off with a warning on stderr naming the file and byte offset; access lines go to stdout', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-torn-'));
+  const env = { ANIMAL_STORE_KEYS: 'torn-test-key-0123456789:pro' };
+  const children: Child[] = [];
+  try {
+    const first = runCli(['serve', '--port', '0', '--data-dir', dir], env);
+    children.push(first);
+    const apiUrl = await waitForListening(first);
+    const created = await request(`${apiUrl}/pets`, { method: 'POST', headers: { authorization: 'Bearer torn-test-key-0123456789', 'content-type': 'application/json' }, body: '{"name":"Kept","categoryId":1}' });
+    assert.equal(created.statusCode, 201);
+    await created.body.dump();
+    first.process.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    const log = join(dir, 'animals.log');
+    const goodBytes = (await readFile(log)).length;
+    await writeFile(log, '{"op":"pet","pet":{"id":2,"na', { flag: 'a' });
+
+    const second = runCli(['serve', '--port', '0', '--data-dir', dir], env);
+    children.push(second);
+    const url = await waitForListening(second);
+    // stderr is a pipe of its own: its line may arrive after the listening line on stdout.
+    await waitFor(() => second.stderr().includes('cut off a torn last record'), 'warning on stderr');
+    assert.match(second.stderr(), new RegExp(`animals\\.log: cut off a torn last record at byte offset ${goodBytes} `));
+    assert.doesNotMatch(second.stdout(), /cut off a torn/, 'the warning is not mixed into the access log');
+    assert.equal((await getJson(`${url}/pets`, 'torn-test-key-0123456789')).status, 200);
+    await waitFor(() => second.stdout().includes('"path":"/v1/pets"'), 'the access line on stdout');
+    assert.doesNotMatch(second.stderr(), /"path":"\/v1\/pets"/);
+    second.process.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  } finally {
+    for (const child of children) child.process.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`no ${what} within 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -13,14 +13,14 @@ async function statusWith(url: string, key: string): Promise<number> {
   return response.statusCode;
 }
 
-/** Waits until the child has printed `count` lines matching `pattern`. */
-async function logged(child: Child, pattern: RegExp, count = 1): Promise<void> {
+/** Waits until the child has printed a line matching `pattern` on `stream`. */
+async function logged(child: Child, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (child.stdout().split('\n').filter((line) => pattern.test(line)).length >= count) return;
+    if (child[stream]().split('\n').some((line) => pattern.test(line))) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  assert.fail(`no log line matching ${pattern}: ${child.stdout()}`);
+  assert.fail(`no line matching ${pattern} on ${stream}: ${child[stream]()}`);
 }
 
 test('SIGHUP reloads the keys file, says so, and keeps the keys in force when the file is damaged', async (t) => {
@@ -34,13 +34,13 @@ test('SIGHUP reloads the keys file, says so, and keeps the keys in force when th
     const key = /(ask_[0-9A-Za-z]{36})/.exec(created.stdout())?.[1] as string;
 
     service.process.kill('SIGHUP');
-    await logged(service, /"msg":"keys file reloaded on SIGHUP"/);
+    await logged(service, 'stdout', /"msg":"keys file reloaded on SIGHUP"/);
     // The line is written after the reload finished: the new key works now, without waiting for the file watch.
     assert.equal(await statusWith(`${apiUrl}/pets`, key), 200);
 
     await writeFile(join(dataDir, 'keys.json'), '{"keys": [damaged');
     service.process.kill('SIGHUP');
-    await logged(service, /"msg":"keys file not reloaded on SIGHUP, the keys in force are kept: /);
+    await logged(service, 'stderr', /"msg":"keys file not reloaded on SIGHUP, the keys in force are kept: /);
     assert.equal(await statusWith(`${apiUrl}/pets`, key), 200, 'the keys in force are kept');
     assert.equal(service.process.exitCode, null, 'the service is still running');
   } finally {

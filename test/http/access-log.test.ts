@@ -78,3 +78,15 @@ test('levels filter lines, and the pretty form is one short line', () => {
   assert.equal(lines[1], '12:00:00.000 INFO  GET /v1/pets 200 0.5ms key=key_1 id=r\n');
   assert.throws(() => createLogger({ level: 'loud' as 'info' }), TypeError);
 });
+
+test('warnings and errors can go to their own stream, the rest to the main one', () => {
+  const out: string[] = [];
+  const problems: string[] = [];
+  const logger = createLogger({ level: 'info', write: (line) => out.push(line), writeProblem: (line) => problems.push(line) });
+  logger.info('started');
+  logger.warn('torn tail');
+  logger.error('failed');
+  logger.access?.({ requestId: 'r', method: 'GET', path: '/v1/pets', status: 200, durationMs: 1, keyId: undefined });
+  assert.deepEqual(out.map((line) => (JSON.parse(line) as { msg: string }).msg), ['started', 'request']);
+  assert.deepEqual(problems.map((line) => (JSON.parse(line) as { msg: string }).msg), ['torn tail', 'failed']);
+});
