@@ -29,6 +29,7 @@ import { petOperations } from './pets/operations.js';
 import { decodeChangeAt, idsInTornRecord, type Change } from './state/changes.js';
 import { durableLog } from './state/durable-log.js';
 import { NO_LOG, StoreState } from './state/store-state.js';
+import { storeAccess, type OrderAccess, type PetAccess } from './store-access.js';
 import type { Journal } from './storage/index.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
@@ -51,7 +52,11 @@ export interface AnimalStore {
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; server: Server }>;
   /** Graceful stop: refuse new work, finish what is in flight, flush the log, save limiter state, release the lock. */
   close(): Promise<void>;
-  /** Pets, orders and remembered Idempotency-Key answers. */
+  /** The pets, typed: the API's own operations (validation, ids, durability, errors) without HTTP. */
+  readonly pets: PetAccess;
+  /** The orders (beta), typed, likewise. */
+  readonly orders: OrderAccess;
+  /** The store's internals (indexes, stored JSON, remembered Idempotency-Key answers), for tests and tools; change it through `pets` and `orders`. */
   readonly state: StoreState;
   readonly settings: Settings;
   /** The key created on this first start, if one was: shown once, never stored. */
@@ -242,7 +247,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return { url: `http://${shownHost}:${port}`, server };
   };
 
-  return { handler, listen, close, state, settings, firstKey, reloadKeys };
+  const { pets, orders } = storeAccess(operations);
+  return { handler, listen, close, pets, orders, state, settings, firstKey, reloadKeys };
 }
 
 /** Stops accepting connections, lets in-flight requests finish (for up to `graceMs`), then closes the rest. */

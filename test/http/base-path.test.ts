@@ -1,8 +1,14 @@
 // A non-default base path (CONTRACT.md section 1: "configurable, default /v1"): every route, link and
 // header that names a path follows it, and the default path is then outside the API.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { call, startServer, type TestServer } from '../helpers/server.js';
+import { request } from 'undici';
+import { QUIET_LOGGER } from '../../src/logger.js';
+import { createAnimalStore } from '../../src/server.js';
+import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 before(async () => {
@@ -41,4 +47,30 @@ test('the default /v1 is then outside the API: 404 without a key', async () => {
   const unauthorized = await call(server, 'GET', '/api/v2/pets', { headers: { authorization: '' } });
   assert.equal(unauthorized.status, 401);
   assert.equal((await call(server, 'GET', '/healthz', { headers: { authorization: '' } })).status, 200);
+});
+
+test('mounted in a host server under a prefix: the host keeps its own paths, and links carry the prefix', async () => {
+  const app = await createAnimalStore({ basePath: '/animals/v1', keys: [{ key: TEST_KEY, plan: 'pro' }], logger: QUIET_LOGGER });
+  const host = createServer((req, res) => {
+    if (req.url?.startsWith('/animals/') === true) app.handler(req, res);
+    else res.end('the host program');
+  }).listen(0, '127.0.0.1');
+  await once(host, 'listening');
+  try {
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const auth = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
+    const created = await request(`${url}/animals/v1/pets`, { method: 'POST', headers: auth, body: '{"name":"Mounted","categoryId":1}' });
+    assert.equal(created.statusCode, 201);
+    assert.equal(created.headers.location, '/animals/v1/pets/1');
+    await created.body.dump();
+    const again = await request(`${url}/animals/v1/pets`, { method: 'POST', headers: auth, body: '{"name":"Twice","categoryId":1}' });
+    await again.body.dump();
+    const page = await request(`${url}/animals/v1/pets?limit=1`, { headers: auth });
+    assert.match(String(page.headers.link), /^<\/animals\/v1\/pets\?limit=1&cursor=/);
+    await page.body.dump();
+    assert.equal(await (await request(`${url}/elsewhere`)).body.text(), 'the host program');
+  } finally {
+    host.close();
+    await app.close();
+  }
 });

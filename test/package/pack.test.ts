@@ -80,7 +80,11 @@ const first: Pet | undefined = page.pets[0];
 const order: Order = await client.updateOrder(1, 'delivered');
 // @ts-expect-error: a status outside the schema's enum is refused at compile time.
 await client.listPets({ status: 'lost' });
-export const used = [app.handler, first, order, AnimalStoreError];
+const made: Pet = await app.pets.create({ name: 'Typed', categoryId: 1 });
+const sold: Pet[] = app.pets.list({ status: 'sold', limit: 5 }).pets;
+// @ts-expect-error: the embedded store takes the same typed input as the API.
+await app.pets.create({ name: 'Untyped', categoryId: '1' });
+export const used = [app.handler, first, order, AnimalStoreError, made, sold];
 `);
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const ran = await run(process.execPath, [
