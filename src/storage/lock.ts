@@ -44,22 +44,8 @@ export async function acquireLock(
     throw new DataDirLockedError(dir, process.pid, `The data directory ${dir} is already open in this process (pid ${process.pid}).`);
   }
   if (!(await tryCreate(fs, path))) {
-    const pid = await readOwner(fs, path);
-    if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) {
-      throw new DataDirLockedError(
-        dir,
-        pid,
-        `Another process (pid ${pid}) owns the data directory ${dir}; stop it first, or use another directory ` +
-          `(if pid ${pid} is no animal-store process, as after a reboot, remove ${path}).`,
-      );
-    }
-    warn(`${path}: taking over a stale lock left by ${pid === undefined ? 'an unknown process' : `pid ${pid}, which is no longer running`}.`);
-    await fs.unlink(path).catch((error: unknown) => {
-      if (errorCode(error) !== 'ENOENT') throw error;
-    });
-    if (!(await tryCreate(fs, path))) {
-      throw new DataDirLockedError(dir, pid ?? 0, `Another process took the data directory ${dir} while this one was starting.`);
-    }
+    assertStale(dir, path, await readOwner(fs, path));
+    await takeOver(dir, path, fs, warn);
   }
   held.add(key);
   let released = false;
@@ -67,10 +53,55 @@ export async function acquireLock(
     if (released) return;
     released = true;
     held.delete(key);
-    await fs.unlink(path).catch((error: unknown) => {
-      if (errorCode(error) !== 'ENOENT') throw error;
-    });
+    await unlinkIfThere(fs, path);
   };
+}
+
+/** Throws DataDirLockedError when `pid` is a live process other than this one. */
+function assertStale(dir: string, path: string, pid: number | undefined): void {
+  if (pid !== undefined && pid !== process.pid && isProcessAlive(pid)) {
+    throw new DataDirLockedError(
+      dir,
+      pid,
+      `Another process (pid ${pid}) owns the data directory ${dir}; stop it first, or use another directory ` +
+        `(if pid ${pid} is no animal-store process, as after a reboot, remove ${path}).`,
+    );
+  }
+}
+
+/**
+ * Replaces a stale lock with ours. Two processes that both found it stale must not both remove it (the
+ * second would remove the first one's new lock), so a takeover happens only while holding `LOCK.takeover`,
+ * created exclusively, and the lock is looked at again under it. A takeover file whose process died
+ * (a crash in this short window) is removed and the takeover tried once more.
+ */
+async function takeOver(dir: string, path: string, fs: StorageFs, warn: (message: string) => void): Promise<void> {
+  const takeoverPath = `${path}.takeover`;
+  for (let attempt = 0; !(await tryCreate(fs, takeoverPath)); attempt += 1) {
+    const taker = await readOwner(fs, takeoverPath);
+    if (taker !== undefined && taker !== process.pid && isProcessAlive(taker)) {
+      throw new DataDirLockedError(dir, taker, `Another process (pid ${taker}) is taking over the data directory ${dir}; use another directory, or stop it first.`);
+    }
+    if (attempt > 0) throw new DataDirLockedError(dir, taker ?? 0, `Could not take over the stale lock of ${dir}; remove ${takeoverPath} and ${path} if no animal-store runs on it.`);
+    await unlinkIfThere(fs, takeoverPath);
+  }
+  try {
+    const pid = await readOwner(fs, path);
+    assertStale(dir, path, pid);
+    warn(`${path}: taking over a stale lock left by ${pid === undefined ? 'an unknown process' : `pid ${pid}, which is no longer running`}.`);
+    await unlinkIfThere(fs, path);
+    if (!(await tryCreate(fs, path))) {
+      throw new DataDirLockedError(dir, pid ?? 0, `Another process took the data directory ${dir} while this one was starting.`);
+    }
+  } finally {
+    await unlinkIfThere(fs, takeoverPath);
+  }
+}
+
+async function unlinkIfThere(fs: StorageFs, path: string): Promise<void> {
+  await fs.unlink(path).catch((error: unknown) => {
+    if (errorCode(error) !== 'ENOENT') throw error;
+  });
 }
 
 /** Creates the lock file holding our pid; false if it exists. */

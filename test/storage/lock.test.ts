@@ -62,6 +62,27 @@ test('a stale lock from a dead pid is taken over with a warning', async () => {
   await release();
 });
 
+test('a stale lock is taken over only under LOCK.takeover: a live taker refuses us, a dead one is cleared', async () => {
+  const stale = await deadPid();
+  const live = new MemoryFs();
+  live.setFile('/d/LOCK', `${stale}\n`);
+  live.setFile('/d/LOCK.takeover', `${process.ppid}\n`);
+  await assert.rejects(acquireLock('/d', live, () => {}), (error: unknown) => {
+    assert.ok(error instanceof DataDirLockedError);
+    assert.match(error.message, new RegExp(`pid ${process.ppid}\\) is taking over the data directory /d`));
+    return true;
+  });
+  assert.equal(live.peek('/d/LOCK')?.toString(), `${stale}\n`, 'the taker in progress is left to finish');
+
+  const crashed = new MemoryFs();
+  crashed.setFile('/d/LOCK', `${stale}\n`);
+  crashed.setFile('/d/LOCK.takeover', `${await deadPid()}\n`);
+  const release = await acquireLock('/d', crashed, () => {});
+  assert.equal(crashed.peek('/d/LOCK')?.toString(), `${process.pid}\n`);
+  assert.equal(crashed.peek('/d/LOCK.takeover'), undefined, 'the takeover file is gone once the lock is ours');
+  await release();
+});
+
 test('a lock file without a whole pid (a crash right after creating it, a torn write) is stale', async () => {
   for (const content of ['', 'garbage', '0\n', String(process.ppid)]) {
     const fs = new MemoryFs();

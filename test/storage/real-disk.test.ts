@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,4 +125,30 @@ console.log('appended');`;
   const { journal } = await openJournal({ dir, warn: (m) => warnings.push(m) });
   assert.match(warnings.join('\n'), /stale lock/);
   await journal.close();
+});
+
+test('processes that find the same stale lock at the same moment: exactly one takes it over', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(dir);
+  const lock = fileURLToPath(new URL('../../src/storage/lock.ts', import.meta.url));
+  // Each waits for the same instant, then takes the lock; an owner holds it a while, so the others see it alive.
+  const script = `import { acquireLock } from ${JSON.stringify(lock)};
+const [dir, at] = [process.argv[1], Number(process.argv[2])];
+while (Date.now() < at) {}
+try {
+  const release = await acquireLock(dir, undefined, () => {});
+  console.log('owner');
+  await new Promise((done) => setTimeout(done, 1500));
+  await release();
+} catch (error) {
+  console.log('refused: ' + error.message);
+}`;
+  await writeFile(join(dir, 'LOCK'), '999999\n'); // no such process: stale
+  const at = Date.now() + 3_000;
+  const outcomes = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir, String(at)], { timeout: 30_000 }, (_error, out) => resolve(out.trim()));
+  })));
+  assert.equal(outcomes.filter((outcome) => outcome === 'owner').length, 1, outcomes.join(' | '));
+  for (const outcome of outcomes.filter((text) => text !== 'owner')) assert.match(outcome, /^refused: /);
+  assert.deepEqual((await readdir(dir)).filter((name) => name.startsWith('LOCK')), [], 'the owner released the lock, and no takeover file is left');
 });
