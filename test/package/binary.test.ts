@@ -87,3 +87,9 @@ test('the binary creates a key with keys create, and tells its version', { skip,
   const { version: expected } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.equal(version.stdout(), `${expected}\n`);
 });
+
+test('the binary says in one line that the bench suite is not part of it (exit 2)', { skip, timeout: 20_000 }, async () => {
+  const bench = start(['bench', '--scenario', 'list']);
+  assert.equal(await bench.exited, 2, bench.stderr());
+  assert.match(bench.stderr(), /^animal-store: the bench suite is not part of this build: run it from a clone of the repository \(npm run bench\)\n$/);
+});
