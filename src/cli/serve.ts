@@ -1,5 +1,6 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
 import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
@@ -93,7 +94,8 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   const firstKeyNote = app.firstKey === undefined ? ''
     : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`
       + `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
-  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir ?? 'memory'})\n${firstKeyNote}`);
+  // The directory in full, so the line says where the data is whatever the working directory was.
+  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`);
   const stop = (): void => {
     app.close().then(() => process.exit(0), (error: unknown) => {
       process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);

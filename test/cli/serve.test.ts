@@ -5,8 +5,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { runCli, waitForListening, type Child } from '../helpers/child.js';
 
@@ -182,9 +183,11 @@ test('a torn last record is cut off with a warning on stderr naming the file and
     const goodBytes = (await readFile(log)).length;
     await writeFile(log, '{"op":"pet","pet":{"id":2,"na', { flag: 'a' });
 
-    const second = runCli(['serve', '--port', '0', '--data-dir', dir], env);
+    // Given relative to the working directory (the repository), it is printed in full.
+    const second = runCli(['serve', '--port', '0', '--data-dir', relative(fileURLToPath(new URL('../../', import.meta.url)), dir)], env);
     children.push(second);
     const url = await waitForListening(second);
+    assert.ok(second.stdout().includes(`(data in ${dir})`), second.stdout());
     // stderr is a pipe of its own: its line may arrive after the listening line on stdout.
     await waitFor(() => second.stderr().includes('cut off a torn last record'), 'warning on stderr');
     assert.match(second.stderr(), new RegExp(`animals\\.log: cut off a torn last record at byte offset ${goodBytes} `));
