@@ -1,6 +1,6 @@
 // CONTRACT.md section 7 with real processes: the service is SIGKILLed while 100+ creates are in flight, once
-// under each durability;
-// after a restart every create that was answered 201 is there, with its id and body, and ids go on.
+// under each durability; after a restart every create that was answered 201 is there, with its id and
+// body, and ids go on.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
