@@ -8,7 +8,7 @@ import { LOG_LEVELS, type LogLevel } from './logger.js';
 import { assertKnownOptions } from './option-names.js';
 
 /** How a setting's text (flag or environment) becomes a value. */
-type Kind = 'port' | 'integer' | 'string' | 'path' | 'date' | 'durability' | 'boolean' | 'list' | 'logLevel';
+type Kind = 'port' | 'integer' | 'string' | 'path' | 'basePath' | 'url' | 'date' | 'durability' | 'boolean' | 'origins' | 'logLevel';
 
 /** What every row of the table has. */
 interface SettingRow {
@@ -102,13 +102,13 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'port', flag: '--port', env: 'ANIMAL_STORE_PORT', kind: 'port', description: 'TCP port to listen on (0 picks a free one).' },
   { option: 'host', flag: '--host', env: 'ANIMAL_STORE_HOST', kind: 'string', description: 'Address to listen on.' },
   { option: 'dataDir', flag: '--data-dir', env: 'ANIMAL_STORE_DATA_DIR', kind: 'path', description: 'Directory of the log, keys and state (created if missing).' },
-  { option: 'basePath', flag: '--base-path', env: 'ANIMAL_STORE_BASE_PATH', kind: 'string', description: 'Path prefix of every API route.' },
+  { option: 'basePath', flag: '--base-path', env: 'ANIMAL_STORE_BASE_PATH', kind: 'basePath', description: 'Path prefix of every API route.' },
   { option: 'maxBodyBytes', flag: '--max-body-bytes', env: 'ANIMAL_STORE_MAX_BODY_BYTES', kind: 'integer', description: 'Largest request body, in bytes (413 above).' },
   { option: 'maxUrlBytes', flag: '--max-url-bytes', env: 'ANIMAL_STORE_MAX_URL_BYTES', kind: 'integer', description: 'Longest request target, in bytes (414 above).' },
   { option: 'durability', flag: '--durability', env: 'ANIMAL_STORE_DURABILITY', kind: 'durability', description: 'When writes are fsynced: always, interval or never.' },
   { option: 'fsyncIntervalMs', flag: '--fsync-interval-ms', env: 'ANIMAL_STORE_FSYNC_INTERVAL_MS', kind: 'integer', description: 'fsync period under durability=interval, in ms.' },
-  { option: 'publicUrl', flag: '--public-url', env: 'ANIMAL_STORE_PUBLIC_URL', kind: 'string', description: 'Production address in the OpenAPI servers list.' },
-  { option: 'stagingUrl', flag: '--staging-url', env: 'ANIMAL_STORE_STAGING_URL', kind: 'string', description: 'Staging address in the OpenAPI servers list.' },
+  { option: 'publicUrl', flag: '--public-url', env: 'ANIMAL_STORE_PUBLIC_URL', kind: 'url', description: 'Production address in the OpenAPI servers list.' },
+  { option: 'stagingUrl', flag: '--staging-url', env: 'ANIMAL_STORE_STAGING_URL', kind: 'url', description: 'Staging address in the OpenAPI servers list.' },
   { option: 'deprecatedAt', flag: '--deprecated-at', env: 'ANIMAL_STORE_DEPRECATED_AT', kind: 'date', description: 'Date getPet was deprecated (Deprecation header).' },
   { option: 'sunsetAt', flag: '--sunset-at', env: 'ANIMAL_STORE_SUNSET_AT', kind: 'date', description: 'Date getPet is removed (Sunset header; 410 from then on).' },
   { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For (the flag alone means true).' },
@@ -117,7 +117,7 @@ export const SETTINGS: readonly Setting[] = [
   { option: 'maxInFlight', flag: '--max-in-flight', env: 'ANIMAL_STORE_MAX_IN_FLIGHT', kind: 'integer', description: 'API requests in flight at once; more get an immediate 503.' },
   { option: 'maxConnections', flag: '--max-connections', env: 'ANIMAL_STORE_MAX_CONNECTIONS', kind: 'integer', description: 'Open connections at once; more are closed on arrival.' },
   { option: 'maxHeaderBytes', flag: '--max-header-bytes', env: 'ANIMAL_STORE_MAX_HEADER_BYTES', kind: 'integer', description: 'Largest request head, in bytes (431 above).' },
-  { option: 'corsOrigins', flag: '--cors-origins', env: 'ANIMAL_STORE_CORS_ORIGINS', kind: 'list', description: 'Comma-separated origins allowed by CORS (off when empty).' },
+  { option: 'corsOrigins', flag: '--cors-origins', env: 'ANIMAL_STORE_CORS_ORIGINS', kind: 'origins', description: 'Comma-separated origins allowed by CORS (off when empty).' },
   { option: 'logLevel', flag: '--log-level', env: 'ANIMAL_STORE_LOG_LEVEL', kind: 'logLevel', description: 'debug, info (access log), warn, error or silent.' },
   { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
   { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
@@ -153,13 +153,44 @@ export function parseSettingText(setting: Setting, text: string, source: string)
     case 'logLevel':
       if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new TypeError(`${source} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`);
       return text as LogLevel;
-    case 'list':
-      return text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+    case 'basePath':
+      if (!isBasePath(text)) throw new TypeError(`${source} must look like /v1 (slash-separated segments, no trailing slash), not "${text}"`);
+      return text;
+    case 'url':
+      if (!isHttpUrl(text)) throw new TypeError(`${source} must be an http or https address such as https://api.example.com/v1, not "${text}"`);
+      return text;
+    case 'origins': {
+      const origins = text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+      const bad = origins.find((origin) => !isOrigin(origin));
+      if (bad !== undefined) throw new TypeError(`${source} must list origins such as https://app.example.com (scheme and host, no path), not "${bad}"`);
+      return origins;
+    }
     case 'path':
     case 'string':
       if (text.length === 0) throw new TypeError(`${source} must not be empty`);
       return text;
   }
+}
+
+/** A base path: slash-separated segments of unreserved characters, no trailing slash ("/v1"). */
+function isBasePath(value: unknown): value is string {
+  return typeof value === 'string' && /^(\/[A-Za-z0-9._~-]+)+$/.test(value);
+}
+
+/** An absolute http(s) address, as OpenAPI `servers` needs (no `{variables}`: none are declared). */
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || /[{}\s]/.test(value)) return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A CORS origin: scheme and host (and port), nothing else. */
+function isOrigin(value: unknown): value is string {
+  return typeof value === 'string' && /^https?:\/\/[^/\s]+$/.test(value);
 }
 
 /** Turns the text of an integer setting into a whole number from 1 to `max`; throws naming `source`. */
@@ -182,9 +213,11 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     if (value === undefined || !Object.hasOwn(DEFAULT_SETTINGS, name)) continue;
     (settings as unknown as Record<string, unknown>)[name] = value;
   }
-  const { basePath } = settings;
-  if (typeof basePath !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) {
-    throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(basePath)}`);
+  if (!isBasePath(settings.basePath)) {
+    throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(settings.basePath)}`);
+  }
+  for (const name of ['publicUrl', 'stagingUrl'] as const) {
+    if (!isHttpUrl(settings[name])) throw new TypeError(`option ${name} must be an http or https address such as "https://api.example.com/v1", not ${JSON.stringify(settings[name])}`);
   }
   for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords', 'maxInFlight', 'maxConnections', 'maxHeaderBytes'] as const) {
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1) throw new TypeError(`option ${name} must be a positive whole number`);
@@ -194,7 +227,7 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
     if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
   }
-  if (!Array.isArray(settings.corsOrigins) || settings.corsOrigins.some((origin) => typeof origin !== 'string')) {
+  if (!Array.isArray(settings.corsOrigins) || !settings.corsOrigins.every(isOrigin)) {
     throw new TypeError('option corsOrigins must be a list of origins such as ["https://app.example.com"]');
   }
   if (!LOG_LEVELS.includes(settings.logLevel)) throw new TypeError(`option logLevel must be one of ${LOG_LEVELS.join(', ')}`);

@@ -90,7 +90,10 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   const log = (line: string): void => logger.warn(line);
   const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
-  if (options.limits !== undefined) assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
+  if (options.limits !== undefined) {
+    if (typeof options.limits !== 'object' || options.limits === null) throw new TypeError('option limits must be an object such as { banMs: 60000 }');
+    assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
+  }
   const limiter = new RateLimiter(clock, options.limits);
   const dataDir = settings.dataDir === undefined ? undefined : resolve(settings.dataDir);
 
@@ -216,6 +219,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   };
 
   const listen = async (listenOptions: { port?: number; host?: string } = {}): Promise<{ url: string; server: Server }> => {
+    assertKnownOptions(listenOptions, ['port', 'host'], 'listen ');
     const server = createServer({
       headersTimeout: settings.headersTimeoutMs,
       requestTimeout: settings.requestTimeoutMs,

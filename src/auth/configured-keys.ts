@@ -1,6 +1,7 @@
 // Keys an operator supplies, from ANIMAL_STORE_KEYS or the library options. They are taken as given,
 // whatever their prefix, provided they are well-formed bearer tokens (else they could never be sent).
 import { limitsOf } from '../limits/plans.js';
+import { assertKnownOptions } from '../option-names.js';
 import { hashKey, isWellFormedKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH, PLAN_NAMES, type ApiKey, type PlanName } from './api-key.js';
 
 /** A key as an operator writes it down. */
@@ -11,6 +12,9 @@ export interface KeySpec {
   perDay?: number;
   name?: string;
 }
+
+/** The fields of a KeySpec: a misspelt one (`plna`) must not silently give the key the free plan. */
+const KEY_SPEC_FIELDS: readonly (keyof KeySpec)[] = ['key', 'plan', 'perMinute', 'perDay', 'name'];
 
 /**
  * Parses ANIMAL_STORE_KEYS: comma-separated `KEY:PLAN` entries, `KEY:enterprise:PER_MINUTE:PER_DAY` for
@@ -25,8 +29,11 @@ export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): K
     if (rest.length > 0) throw new TypeError(`${where} has too many ":" parts; write KEY:PLAN or KEY:enterprise:PER_MINUTE:PER_DAY`);
     const spec: KeySpec = { key, plan: plan as PlanName, name: `${source} #${index + 1}` };
     if (perMinute !== undefined || perDay !== undefined) {
-      spec.perMinute = /^[1-9][0-9]*$/.test(perMinute ?? '') ? Number(perMinute) : Number.NaN;
-      spec.perDay = /^[1-9][0-9]*$/.test(perDay ?? '') ? Number(perDay) : Number.NaN;
+      if (!/^[1-9][0-9]*$/.test(perMinute ?? '') || !/^[1-9][0-9]*$/.test(perDay ?? '')) {
+        throw new TypeError(`${where} needs two positive whole numbers after the plan; write KEY:enterprise:PER_MINUTE:PER_DAY`);
+      }
+      spec.perMinute = Number(perMinute);
+      spec.perDay = Number(perDay);
     }
     specs.push(spec);
   });
@@ -35,8 +42,11 @@ export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): K
 
 /** Turns key specs into key records (hash only); throws a TypeError naming the spec at fault. */
 export function keysFromSpecs(specs: readonly KeySpec[], source: string): ApiKey[] {
+  if (!Array.isArray(specs)) throw new TypeError(`${source} must be a list of keys such as [{ key: "...", plan: "pro" }]`);
   return specs.map((spec, index) => {
     const where = `${source} key ${index + 1}`;
+    if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where} must be an object such as { key: "...", plan: "pro" }`);
+    assertKnownOptions(spec, KEY_SPEC_FIELDS, `keys[${index}].`);
     if (typeof spec.key !== 'string' || !isWellFormedKey(spec.key)) {
       throw new TypeError(`${where} must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / followed by any number of "="`);
     }

@@ -115,7 +115,7 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
 
 /** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */
 async function tryPort(port: number, host: string): Promise<void> {
-  if (port === 0) return;
+  // Port 0 is tried too: it still finds a host that is not this machine's or cannot be resolved.
   const trial = createServer();
   await new Promise<void>((done, fail) => {
     trial.once('error', fail);
@@ -132,5 +132,6 @@ function listenUsageError(error: unknown, port: number, host: string): unknown {
   if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; stop the other server or pass --port with a free port`);
   if (code === 'EACCES') return new UsageError(`no permission to listen on port ${port}; use a port above 1023`);
   if (code === 'EADDRNOTAVAIL') return new UsageError(`address ${host} is not on this machine; pass --host with a local address`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new UsageError(`host ${host} cannot be resolved to an address; pass --host with a local address or name`);
   return error;
 }

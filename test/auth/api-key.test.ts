@@ -48,7 +48,8 @@ test('a bad ANIMAL_STORE_KEYS entry is a TypeError naming it', () => {
     ['short:free', /entry 1|key 1/],
     ['aaaaaaaaaaaaaaaa:gold', /unknown plan "gold"/],
     ['aaaaaaaaaaaaaaaa:enterprise', /custom perMinute and perDay/],
-    ['aaaaaaaaaaaaaaaa:enterprise:10', /perDay/],
+    ['aaaaaaaaaaaaaaaa:enterprise:10', /entry 1 needs two positive whole numbers after the plan/],
+    ['aaaaaaaaaaaaaaaa:enterprise:x:10', /entry 1 needs two positive whole numbers after the plan/],
     ['aaaaaaaaaaaaaaaa:pro:10:10', /enterprise plan only/],
     ['aaaaaaaaaaaaaaaa:enterprise:1:2:3', /too many ":"/],
   ] as const) {

@@ -77,11 +77,20 @@ test('bad flags and variables exit with code 2 and one line naming them', async 
     [['serve'], { ANIMAL_STORE_REFUSALS_BEFORE_BAN: '5000' }, /ANIMAL_STORE_REFUSALS_BEFORE_BAN must be a whole number from 1 to 1000, not "5000"/],
     [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'short' }, /ANIMAL_STORE_KEYS|option keys/],
     [['frobnicate'], {}, /unknown command "frobnicate"/],
+    [['serve', '--cors-origins', 'https://ok.example,notanorigin'], {}, /--cors-origins must list origins such as https:\/\/app\.example\.com \(scheme and host, no path\), not "notanorigin"/],
+    [['serve'], { ANIMAL_STORE_CORS_ORIGINS: 'https://a.example/path' }, /ANIMAL_STORE_CORS_ORIGINS must list origins/],
+    [['serve', '--public-url', 'notaurl'], {}, /--public-url must be an http or https address/],
+    [['serve', '--staging-url', 'https://{region}.example/v1'], {}, /--staging-url must be an http or https address/],
+    [['serve', '--base-path', 'v1'], {}, /--base-path must look like \/v1/],
+    [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'enterprise-key-0123456789:enterprise:10' }, /ANIMAL_STORE_KEYS entry 1 needs two positive whole numbers after the plan/],
+    [['serve', '--port', '0', '--host', 'nonexistent.invalid'], {}, /host nonexistent\.invalid cannot be resolved to an address; pass --host/],
   ] as const) {
-    const child = runCli(args, { ANIMAL_STORE_DATA_DIR: join(dataDir, 'unused'), ...env });
+    const unused = join(dataDir, 'unused');
+    const child = runCli(args, { ANIMAL_STORE_DATA_DIR: unused, ...env });
     assert.equal(await child.exited, 2, `${args.join(' ')}: ${child.stderr()}`);
     assert.match(child.stderr(), pattern);
     assert.equal(child.stderr().trim().split('\n').length, 1, child.stderr());
+    assert.ok(!existsSync(unused), `${args.join(' ')}: nothing is created`);
   }
 });
 

@@ -64,3 +64,20 @@ test('a misspelt field of the limits option is a TypeError naming it too', async
     message: 'unknown option limits.burst; the options are limits.banMs, limits.failedAuthCapacity, limits.failedAuthWindowMs, limits.maxAddresses, limits.refusalWindowMs, limits.refusalsBeforeBan',
   });
 });
+
+test('key entries, limits and listen options are checked too, and values that could only break later are refused at once', async () => {
+  const key = 'library-key-0123456789';
+  await assert.rejects(createAnimalStore(untyped({ keys: [{ key, plna: 'pro' }] })), { name: 'TypeError', message: 'unknown option keys[0].plna; did you mean keys[0].plan?' });
+  await assert.rejects(createAnimalStore(untyped({ keys: 'abc' })), { name: 'TypeError', message: /option keys must be a list of keys/ });
+  await assert.rejects(createAnimalStore(untyped({ keys: [null] })), { name: 'TypeError', message: /option keys key 1 must be an object/ });
+  await assert.rejects(createAnimalStore(untyped({ limits: 5 })), { name: 'TypeError', message: /option limits must be an object/ });
+  await assert.rejects(createAnimalStore({ publicUrl: 'notaurl' }), { name: 'TypeError', message: /option publicUrl must be an http or https address/ });
+  await assert.rejects(createAnimalStore({ stagingUrl: 'ftp://files.example/v1' }), { name: 'TypeError', message: /option stagingUrl must be an http or https address/ });
+  await assert.rejects(createAnimalStore({ corsOrigins: ['https://app.example/path'] }), { name: 'TypeError', message: /option corsOrigins must be a list of origins/ });
+  const app = await createAnimalStore({ keys: [{ key, plan: 'pro' }], logger: QUIET_LOGGER });
+  try {
+    await assert.rejects(app.listen(untyped({ prot: 1 }) as { port?: number }), { name: 'TypeError', message: 'unknown option listen prot; did you mean listen port?' });
+  } finally {
+    await app.close();
+  }
+});
