@@ -216,6 +216,10 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   if (!isBasePath(settings.basePath)) {
     throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(settings.basePath)}`);
   }
+  // The placeholder addresses follow a configured base path; addresses given are taken as they are.
+  for (const name of ['publicUrl', 'stagingUrl'] as const) {
+    if (options[name] === undefined) settings[name] = DEFAULT_SETTINGS[name].replace(/\/v1$/, settings.basePath);
+  }
   for (const name of ['publicUrl', 'stagingUrl'] as const) {
     if (!isHttpUrl(settings[name])) throw new TypeError(`option ${name} must be an http or https address such as "https://api.example.com/v1", not ${JSON.stringify(settings[name])}`);
   }
@@ -227,6 +231,7 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
     if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
   }
+  if (settings.sunsetAt <= settings.deprecatedAt) throw new TypeError('option sunsetAt must come after deprecatedAt: an operation is removed only after it was deprecated');
   if (!Array.isArray(settings.corsOrigins) || !settings.corsOrigins.every(isOrigin)) {
     throw new TypeError('option corsOrigins must be a list of origins such as ["https://app.example.com"]');
   }

@@ -48,8 +48,8 @@ export interface AnimalStoreOptions extends Partial<Settings> {
 export interface AnimalStore {
   /** A plain `(req, res)` listener; mount it in any node:http server. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Opens the port; resolves with the address once it is listening. */
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; server: Server }>;
+  /** Opens the port; resolves once it is listening with its origin (`url`), the API's address (`apiUrl`: url + basePath, what a client takes) and the server. */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; apiUrl: string; server: Server }>;
   /** Graceful stop: refuse new work, finish what is in flight, flush the log, save limiter state, release the lock. */
   close(): Promise<void>;
   /** The pets, typed: the API's own operations (validation, ids, durability, errors) without HTTP. */
@@ -218,7 +218,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return closing;
   };
 
-  const listen = async (listenOptions: { port?: number; host?: string } = {}): Promise<{ url: string; server: Server }> => {
+  const listen = async (listenOptions: { port?: number; host?: string } = {}): Promise<{ url: string; apiUrl: string; server: Server }> => {
     assertKnownOptions(listenOptions, ['port', 'host'], 'listen ');
     const server = createServer({
       headersTimeout: settings.headersTimeoutMs,
@@ -248,7 +248,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     servers.push(server);
     const { port } = server.address() as AddressInfo;
     const shownHost = host.includes(':') ? `[${host}]` : host;
-    return { url: `http://${shownHost}:${port}`, server };
+    const url = `http://${shownHost}:${port}`;
+    return { url, apiUrl: `${url}${settings.basePath}`, server };
   };
 
   const { pets, orders } = storeAccess(operations);

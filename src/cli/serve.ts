@@ -89,7 +89,7 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
     await app.close();
     throw listenUsageError(error, app.settings.port, app.settings.host);
   }
-  const apiUrl = `${address.url}${app.settings.basePath}`;
+  const { apiUrl } = address;
   // One write, so that whoever reads the output (a script, a test) sees the first key with the address.
   const firstKeyNote = app.firstKey === undefined ? ''
     : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`

@@ -81,3 +81,7 @@ test('key entries, limits and listen options are checked too, and values that co
     await app.close();
   }
 });
+
+test('a sunset that does not come after the deprecation is refused', async () => {
+  await assert.rejects(createAnimalStore({ deprecatedAt: Date.UTC(2027, 0, 1), sunsetAt: Date.UTC(2026, 0, 1) }), { name: 'TypeError', message: /option sunsetAt must come after deprecatedAt/ });
+});

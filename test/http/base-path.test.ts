@@ -36,6 +36,19 @@ test('the API, its links and its OpenAPI document live under the configured base
   const openapi = await call(server, 'GET', '/api/v2/openapi.json', { headers: { authorization: '' } });
   assert.equal(openapi.status, 200);
   assert.equal((openapi.json as { openapi: string }).openapi, '3.1.0');
+  assert.deepEqual((openapi.json as { servers: Array<{ url: string }> }).servers.map((entry) => entry.url), [
+    'https://api.animal-store.example/api/v2', 'https://staging.animal-store.example/api/v2',
+  ], 'the placeholder servers follow the base path');
+});
+
+test('listen() gives the API address a client takes, base path included', async () => {
+  const app = await createAnimalStore({ basePath: '/api/v2', logger: QUIET_LOGGER });
+  try {
+    const { url, apiUrl } = await app.listen({ port: 0 });
+    assert.equal(apiUrl, `${url}/api/v2`);
+  } finally {
+    await app.close();
+  }
 });
 
 test('the default /v1 is then outside the API: 404 without a key', async () => {
