@@ -219,8 +219,6 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   // The placeholder addresses follow a configured base path; addresses given are taken as they are.
   for (const name of ['publicUrl', 'stagingUrl'] as const) {
     if (options[name] === undefined) settings[name] = DEFAULT_SETTINGS[name].replace(/\/v1$/, settings.basePath);
-  }
-  for (const name of ['publicUrl', 'stagingUrl'] as const) {
     if (!isHttpUrl(settings[name])) throw new TypeError(`option ${name} must be an http or https address such as "https://api.example.com/v1", not ${JSON.stringify(settings[name])}`);
   }
   for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords', 'maxInFlight', 'maxConnections', 'maxHeaderBytes'] as const) {
