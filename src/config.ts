@@ -2,6 +2,7 @@
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+import { isOrigin } from './http/cors.js';
 import type { LimiterOptions } from './limits/index.js';
 import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
@@ -186,11 +187,6 @@ function isHttpUrl(value: unknown): value is string {
   } catch {
     return false;
   }
-}
-
-/** A CORS origin: scheme and host (and port), nothing else. */
-function isOrigin(value: unknown): value is string {
-  return typeof value === 'string' && /^https?:\/\/[^/\s]+$/.test(value);
 }
 
 /** Turns the text of an integer setting into a whole number from 1 to `max`; throws naming `source`. */

@@ -14,13 +14,18 @@ const EXPOSED_HEADERS = [
 /** How long a browser may cache a preflight answer, in seconds (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** A CORS origin: scheme and host (and port), nothing else. */
+export function isOrigin(value: unknown): value is string {
+  return typeof value === 'string' && /^https?:\/\/[^/\s]+$/.test(value);
+}
+
 /** The CORS policy of an allow-list of origins (exact `scheme://host[:port]` matches). */
 export class CorsPolicy {
   readonly #origins: ReadonlySet<string>;
 
   constructor(origins: readonly string[]) {
     for (const origin of origins) {
-      if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new TypeError(`CORS origin must look like https://app.example.com (no path), not "${origin}"`);
+      if (!isOrigin(origin)) throw new TypeError(`CORS origin must look like https://app.example.com (no path), not "${origin}"`);
     }
     this.#origins = new Set(origins);
   }
