@@ -4,7 +4,15 @@ import { parseArgs } from 'node:util';
 
 /** Every scenario of issue 6; `startup` replays a generated log instead of sending load. */
 export const SCENARIO_NAMES = [
-  'list', 'list-status', 'deep-page', 'get', 'create', 'mixed', 'over-limit', 'unauthorized', 'startup',
+  'list',
+  'list-status',
+  'deep-page',
+  'get',
+  'create',
+  'mixed',
+  'over-limit',
+  'unauthorized',
+  'startup',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -112,8 +120,10 @@ function parseUrl(text: string): string {
   } catch {
     throw new TypeError(`--url must be an absolute http(s) address such as http://127.0.0.1:8080/v1, not "${text}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`--url must be http or https, not ${url.protocol}`);
-  if (url.search !== '' || url.hash !== '') throw new TypeError('--url takes no query or fragment: give the API base, e.g. http://127.0.0.1:8080/v1');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`--url must be http or https, not ${url.protocol}`);
+  if (url.search !== '' || url.hash !== '')
+    throw new TypeError('--url takes no query or fragment: give the API base, e.g. http://127.0.0.1:8080/v1');
   // The base path is kept without its trailing slash; every scenario appends "/pets...".
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
@@ -148,18 +158,24 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (!(SCENARIO_NAMES as readonly string[]).includes(scenario)) {
     throw new TypeError(`--scenario must be one of ${SCENARIO_NAMES.join(', ')}, not "${scenario}"`);
   }
-  if (values.duration !== undefined && values.amount !== undefined) throw new TypeError('give --duration or --amount, not both');
+  if (values.duration !== undefined && values.amount !== undefined)
+    throw new TypeError('give --duration or --amount, not both');
   const durability = values.durability ?? 'always';
-  if (!(DURABILITIES as readonly string[]).includes(durability)) throw new TypeError(`--durability must be always, interval or never, not "${durability}"`);
+  if (!(DURABILITIES as readonly string[]).includes(durability))
+    throw new TypeError(`--durability must be always, interval or never, not "${durability}"`);
   const url = values.url === undefined ? undefined : parseUrl(values.url);
-  if (url !== undefined && values.durability !== undefined) throw new TypeError('--durability applies to the local service only; drop it with --url');
-  if (url !== undefined && values.profile !== undefined) throw new TypeError('--profile applies to the local service only; drop it with --url');
-  if (url !== undefined && scenario === 'startup') throw new TypeError('the startup scenario replays a local log; drop --url');
+  if (url !== undefined && values.durability !== undefined)
+    throw new TypeError('--durability applies to the local service only; drop it with --url');
+  if (url !== undefined && values.profile !== undefined)
+    throw new TypeError('--profile applies to the local service only; drop it with --url');
+  if (url !== undefined && scenario === 'startup')
+    throw new TypeError('the startup scenario replays a local log; drop --url');
   const key = values.key ?? env.ANIMAL_STORE_BENCH_KEY;
   if (url !== undefined && key === undefined && scenario !== 'unauthorized') {
     throw new TypeError(`--url needs --key (or ANIMAL_STORE_BENCH_KEY) for the ${scenario} scenario`);
   }
-  const amount = values.amount === undefined ? undefined : wholeNumber(values.amount, '--amount', 1, Number.MAX_SAFE_INTEGER);
+  const amount =
+    values.amount === undefined ? undefined : wholeNumber(values.amount, '--amount', 1, Number.MAX_SAFE_INTEGER);
   const rate = values.rate === undefined ? undefined : Number(values.rate);
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0 && /^[0-9.]+$/.test(values.rate as string))) {
     throw new TypeError(`--rate must be a positive number of requests per second, not "${values.rate}"`);
@@ -167,9 +183,17 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   return {
     url,
     key,
-    connections: values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, '--connections', 1, MAX_CONNECTIONS),
+    connections:
+      values.connections === undefined
+        ? DEFAULT_CONNECTIONS
+        : wholeNumber(values.connections, '--connections', 1, MAX_CONNECTIONS),
     pipelining: values.pipelining === undefined ? 1 : wholeNumber(values.pipelining, '--pipelining', 1, MAX_PIPELINING),
-    durationMs: amount !== undefined ? undefined : values.duration === undefined ? DEFAULT_DURATION_MS : parseTimeMs(values.duration, '--duration'),
+    durationMs:
+      amount !== undefined
+        ? undefined
+        : values.duration === undefined
+          ? DEFAULT_DURATION_MS
+          : parseTimeMs(values.duration, '--duration'),
     amount,
     ratePerSecond: rate,
     warmupMs: values.warmup === undefined || values.warmup === '0' ? 0 : parseTimeMs(values.warmup, '--warmup'),

@@ -18,7 +18,9 @@ export interface CannedAnswer {
 export function createBaselineServer(answer: CannedAnswer): Server {
   const body = Buffer.from(answer.body);
   // node:http adds Date, Connection and Keep-Alive itself, as it does for the service.
-  const headers = answer.headers.filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name.toLowerCase()));
+  const headers = answer.headers.filter(
+    ([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name.toLowerCase()),
+  );
   const flat = headers.flat();
   return createServer((req, res) => {
     // A request body (create) is drained unread, as any server must before answering on a kept-alive connection.
@@ -36,7 +38,9 @@ export interface Baseline {
 
 /** Starts the baseline in a child process of its own, as the service runs in one. */
 export async function startBaseline(answer: CannedAnswer): Promise<Baseline> {
-  const { child, first } = await spawnChild<{ origin: string }>('bench/baseline.ts', { ANIMAL_STORE_BENCH_BASELINE: JSON.stringify(answer) });
+  const { child, first } = await spawnChild<{ origin: string }>('bench/baseline.ts', {
+    ANIMAL_STORE_BENCH_BASELINE: JSON.stringify(answer),
+  });
   return { origin: first.origin, close: () => stopChild(child) };
 }
 

@@ -4,14 +4,14 @@
 // (A B A B ...) so a slow drift of the machine (thermal, page cache, a neighbour) hits both alike,
 // and each side is warmed up first so neither pays for the JIT inside the window.
 import { request } from 'undici';
-import type { Durability } from './args.js';
 import { admissionNanoseconds, processCpuMs } from './admission-cost.js';
-import { startBaseline, type CannedAnswer } from './baseline.js';
-import { startLocalService, type LocalService } from './local-service.js';
-import { runLoad, type LoadResult, type RequestSpec } from './load.js';
+import type { Durability } from './args.js';
+import { type CannedAnswer, startBaseline } from './baseline.js';
+import { type LoadResult, type RequestSpec, runLoad } from './load.js';
+import { type LocalService, startLocalService } from './local-service.js';
 import { halfOfPeakRate } from './pacing.js';
 import { targetOf } from './run.js';
-import { SCENARIOS, type LoadScenario, type PreparedScenario, type Target } from './scenarios.js';
+import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
 
 /** The load every comparison uses. */
 export interface CompareLoad {
@@ -38,19 +38,26 @@ export const CREATE_CONNECTIONS = 64;
 type Side = (durationMs: number) => Promise<LoadResult>;
 
 /** A side that runs a prepared scenario against `origin` with the comparison's load. */
-function side(origin: string, prepared: PreparedScenario, scenario: LoadScenario, load: CompareLoad, overrides: Partial<{ connections: number; ratePerSecond: number }> = {}): Side {
-  return (durationMs) => runLoad({
-    origin,
-    connections: overrides.connections ?? load.connections,
-    pipelining: load.pipelining,
-    durationMs,
-    amount: undefined,
-    ratePerSecond: overrides.ratePerSecond,
-    warmupMs: RUN_WARMUP_MS,
-    timeoutMs: load.timeoutMs,
-    nextRequest: prepared.nextRequest,
-    expectedStatuses: new Set(scenario.expectedStatuses),
-  });
+function side(
+  origin: string,
+  prepared: PreparedScenario,
+  scenario: LoadScenario,
+  load: CompareLoad,
+  overrides: Partial<{ connections: number; ratePerSecond: number }> = {},
+): Side {
+  return (durationMs) =>
+    runLoad({
+      origin,
+      connections: overrides.connections ?? load.connections,
+      pipelining: load.pipelining,
+      durationMs,
+      amount: undefined,
+      ratePerSecond: overrides.ratePerSecond,
+      warmupMs: RUN_WARMUP_MS,
+      timeoutMs: load.timeoutMs,
+      nextRequest: prepared.nextRequest,
+      expectedStatuses: new Set(scenario.expectedStatuses),
+    });
 }
 
 /** Totals of several runs of one side. */
@@ -96,7 +103,11 @@ export async function alternate(a: Side, b: Side, load: CompareLoad): Promise<[S
 
 /** The answer the service gives to a scenario's first request, for the baseline to repeat. */
 async function captureAnswer(target: Target, spec: RequestSpec): Promise<CannedAnswer> {
-  const response = await request(`${target.origin}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
+  const response = await request(`${target.origin}${spec.path}`, {
+    method: spec.method,
+    headers: spec.headers,
+    body: spec.body,
+  });
   const headers: [string, string][] = [];
   for (const [name, value] of Object.entries(response.headers)) {
     for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.push([name, one]);
@@ -104,7 +115,11 @@ async function captureAnswer(target: Target, spec: RequestSpec): Promise<CannedA
   return { status: response.statusCode, headers, body: await response.body.text() };
 }
 
-async function withService<T>(durability: Durability, pets: number, run: (service: LocalService, target: Target) => Promise<T>): Promise<T> {
+async function withService<T>(
+  durability: Durability,
+  pets: number,
+  run: (service: LocalService, target: Target) => Promise<T>,
+): Promise<T> {
   const service = await startLocalService({ durability, pets });
   try {
     return await run(service, targetOf(service.apiUrl, service.key));
@@ -128,9 +143,20 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
     const prepared = await scenario.prepare(target);
     const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
     try {
-      load.log(`${name}: service and baseline alternately, ${load.rounds} rounds of ${load.durationMs / load.rounds / 1000}s each`);
-      const [service, bare] = await alternate(side(target.origin, prepared, scenario, load), side(baseline.origin, prepared, scenario, load), load);
-      return { scenario: name, service, baseline: bare, ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0 };
+      load.log(
+        `${name}: service and baseline alternately, ${load.rounds} rounds of ${load.durationMs / load.rounds / 1000}s each`,
+      );
+      const [service, bare] = await alternate(
+        side(target.origin, prepared, scenario, load),
+        side(baseline.origin, prepared, scenario, load),
+        load,
+      );
+      return {
+        scenario: name,
+        service,
+        baseline: bare,
+        ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0,
+      };
     } finally {
       await baseline.close();
     }
@@ -153,8 +179,18 @@ export function compareDeepPage(load: CompareLoad, pets = DEEP_STORE_PETS): Prom
     const first = await SCENARIOS.list.prepare(target);
     const deep = await SCENARIOS['deep-page'].prepare(target);
     load.log(`deep-page: first and deep page alternately (${JSON.stringify(deep.notes)})`);
-    const [firstPage, deepPage] = await alternate(side(target.origin, first, SCENARIOS.list, load), side(target.origin, deep, SCENARIOS['deep-page'], load), load);
-    return { pets, petsBefore: deep.notes.petsBefore, firstPage, deepPage, p50Ratio: firstPage.p50Ms > 0 ? deepPage.p50Ms / firstPage.p50Ms : 0 };
+    const [firstPage, deepPage] = await alternate(
+      side(target.origin, first, SCENARIOS.list, load),
+      side(target.origin, deep, SCENARIOS['deep-page'], load),
+      load,
+    );
+    return {
+      pets,
+      petsBefore: deep.notes.petsBefore,
+      firstPage,
+      deepPage,
+      p50Ratio: firstPage.p50Ms > 0 ? deepPage.p50Ms / firstPage.p50Ms : 0,
+    };
   });
 }
 
@@ -175,11 +211,20 @@ export async function compareDurability(load: CompareLoad): Promise<DurabilityRe
     const neverTarget = targetOf(never.apiUrl, never.key);
     load.log(`create: durability always and never alternately at ${CREATE_CONNECTIONS} connections`);
     const [a, n] = await alternate(
-      side(alwaysTarget.origin, await SCENARIOS.create.prepare(alwaysTarget), SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
-      side(neverTarget.origin, await SCENARIOS.create.prepare(neverTarget), SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      side(alwaysTarget.origin, await SCENARIOS.create.prepare(alwaysTarget), SCENARIOS.create, load, {
+        connections: CREATE_CONNECTIONS,
+      }),
+      side(neverTarget.origin, await SCENARIOS.create.prepare(neverTarget), SCENARIOS.create, load, {
+        connections: CREATE_CONNECTIONS,
+      }),
       load,
     );
-    return { connections: CREATE_CONNECTIONS, always: a, never: n, ratio: n.requestsPerSecond > 0 ? a.requestsPerSecond / n.requestsPerSecond : 0 };
+    return {
+      connections: CREATE_CONNECTIONS,
+      always: a,
+      never: n,
+      ratio: n.requestsPerSecond > 0 ? a.requestsPerSecond / n.requestsPerSecond : 0,
+    };
   } finally {
     await always.close();
     await never.close();
@@ -209,7 +254,9 @@ export function listAtHalfPeak(load: CompareLoad, peakRequestsPerSecond?: number
       peak = totals([await flatOut(load.durationMs / 2)]).requestsPerSecond;
     }
     const ratePerSecond = halfOfPeakRate(peak);
-    load.log(`list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s, alternately with the baseline`);
+    load.log(
+      `list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s, alternately with the baseline`,
+    );
     const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
     try {
       const [paced, bare] = await alternate(
@@ -240,13 +287,19 @@ export function compareAdmission(load: CompareLoad): Promise<AdmissionResult> {
     const prepared = await SCENARIOS.list.prepare(target);
     const flatOut = side(target.origin, prepared, SCENARIOS.list, load);
     await flatOut(WARMUP_MS);
-    load.log('limiter: the service\'s CPU time per list answer, then the admission path in-process');
+    load.log("limiter: the service's CPU time per list answer, then the admission path in-process");
     const cpuBefore = processCpuMs(service.pid);
     const run = await flatOut(load.durationMs);
     const cpuAfter = processCpuMs(service.pid);
-    if (cpuBefore === undefined || cpuAfter === undefined) throw new Error('the service\'s CPU time is read from /proc, which this system lacks');
+    if (cpuBefore === undefined || cpuAfter === undefined)
+      throw new Error("the service's CPU time is read from /proc, which this system lacks");
     const routeNs = ((cpuAfter - cpuBefore) * 1e6) / run.completed;
     const admissionNs = admissionNanoseconds();
-    return { admissionNs, routeNs, share: admissionNs / routeNs, requestsPerSecond: (run.completed * 1000) / run.elapsedMs };
+    return {
+      admissionNs,
+      routeNs,
+      share: admissionNs / routeNs,
+      requestsPerSecond: (run.completed * 1000) / run.elapsedMs,
+    };
   });
 }

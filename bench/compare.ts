@@ -10,9 +10,19 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
-import { compareAdmission, compareDeepPage, compareDurability, compareWithBaseline, DEEP_STORE_PETS, listAtHalfPeak, WARMUP_MS, type CompareLoad, type SideTotals } from './compare-checks.js';
+import {
+  type CompareLoad,
+  compareAdmission,
+  compareDeepPage,
+  compareDurability,
+  compareWithBaseline,
+  DEEP_STORE_PETS,
+  listAtHalfPeak,
+  type SideTotals,
+  WARMUP_MS,
+} from './compare-checks.js';
 import { drawTable, formatNumber } from './report.js';
-import { SCENARIOS } from './scenarios.js';
+import type { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
 const CHECKS = ['list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
@@ -47,9 +57,14 @@ async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      checks: { type: 'string' }, duration: { type: 'string', short: 'd' }, rounds: { type: 'string' },
-      connections: { type: 'string', short: 'c' }, pipelining: { type: 'string', short: 'p' }, pets: { type: 'string' },
-      json: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      checks: { type: 'string' },
+      duration: { type: 'string', short: 'd' },
+      rounds: { type: 'string' },
+      connections: { type: 'string', short: 'c' },
+      pipelining: { type: 'string', short: 'p' },
+      pets: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -57,10 +72,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(COMPARE_HELP);
     return 0;
   }
-  const checks = (values.checks ?? CHECKS.join(',')).split(',').map((check) => check.trim()).filter((check) => check !== '');
+  const checks = (values.checks ?? CHECKS.join(','))
+    .split(',')
+    .map((check) => check.trim())
+    .filter((check) => check !== '');
   for (const check of checks) {
     if (!(CHECKS as readonly string[]).includes(check) && !(RATIO_SCENARIOS as readonly string[]).includes(check)) {
-      throw new TypeError(`--checks: unknown check "${check}"; use ${[...new Set([...CHECKS, ...RATIO_SCENARIOS])].join(', ')}`);
+      throw new TypeError(
+        `--checks: unknown check "${check}"; use ${[...new Set([...CHECKS, ...RATIO_SCENARIOS])].join(', ')}`,
+      );
     }
   }
   const positive = (text: string | undefined, fallback: number, name: string): number => {
@@ -78,7 +98,10 @@ async function main(argv: string[]): Promise<number> {
   };
   const pets = positive(values.pets, DEEP_STORE_PETS, '--pets');
   const rows: Row[] = [];
-  const figures: Record<string, unknown> = { machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version }, load: { ...load, log: undefined } };
+  const figures: Record<string, unknown> = {
+    machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version },
+    load: { ...load, log: undefined },
+  };
   let failed = false;
   const note = (side: SideTotals, what: string): void => {
     if (side.unexpected > 0) {
@@ -92,7 +115,12 @@ async function main(argv: string[]): Promise<number> {
       const result = await compareWithBaseline(check as keyof typeof SCENARIOS, load);
       note(result.service, check);
       figures[check] = result;
-      rows.push({ check: `${check}: service / baseline`, measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)})`, target: '≥ 0.85', pass: result.ratio >= 0.85 });
+      rows.push({
+        check: `${check}: service / baseline`,
+        measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)})`,
+        target: '≥ 0.85',
+        pass: result.ratio >= 0.85,
+      });
     } else if (check === 'deep-page') {
       const result = await compareDeepPage(load, pets);
       note(result.deepPage, check);
@@ -108,12 +136,27 @@ async function main(argv: string[]): Promise<number> {
       note(result.always, check);
       note(result.never, check);
       figures[check] = result;
-      rows.push({ check: `create always / never (${result.connections} connections)`, measured: `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)})`, target: '≥ 0.75', pass: result.ratio >= 0.75 });
+      rows.push({
+        check: `create always / never (${result.connections} connections)`,
+        measured: `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)})`,
+        target: '≥ 0.75',
+        pass: result.ratio >= 0.75,
+      });
     } else if (check === 'startup') {
       const result = await runStartup(pets === DEEP_STORE_PETS ? DEFAULT_STARTUP_PETS : pets, load.log);
       figures[check] = result;
-      rows.push({ check: `startup: replay of ${formatNumber(result.pets)} pets`, measured: `${formatNumber(result.startMs)} ms`, target: '≤ 2,000 ms', pass: result.startMs <= 2000 });
-      rows.push({ check: 'startup: resident memory per pet', measured: `${result.rssBytesPerPet.toFixed(0)} B (RSS ${formatNumber(result.rssBytes / 1e6, 1)} MB; empty ${formatNumber(result.emptyRssBytes / 1e6, 1)} MB)`, target: '≤ 300 B', pass: result.rssBytesPerPet <= 300 });
+      rows.push({
+        check: `startup: replay of ${formatNumber(result.pets)} pets`,
+        measured: `${formatNumber(result.startMs)} ms`,
+        target: '≤ 2,000 ms',
+        pass: result.startMs <= 2000,
+      });
+      rows.push({
+        check: 'startup: resident memory per pet',
+        measured: `${result.rssBytesPerPet.toFixed(0)} B (RSS ${formatNumber(result.rssBytes / 1e6, 1)} MB; empty ${formatNumber(result.emptyRssBytes / 1e6, 1)} MB)`,
+        target: '≤ 300 B',
+        pass: result.rssBytesPerPet <= 300,
+      });
     } else if (check === 'limiter') {
       const result = await compareAdmission(load);
       figures[check] = result;
@@ -127,17 +170,31 @@ async function main(argv: string[]): Promise<number> {
       const result = await listAtHalfPeak(load);
       note(result.paced, check);
       figures[check] = result;
-      rows.push({ check: `list p99 at half of peak (${formatNumber(result.ratePerSecond)} of ${formatNumber(result.peakRequestsPerSecond)} req/s)`, measured: `${result.paced.p99Ms} ms (p50 ${result.paced.p50Ms} ms; bare node:http at that rate: p99 ${result.baseline.p99Ms} ms)`, target: '≤ 5 ms', pass: result.paced.p99Ms <= 5 });
+      rows.push({
+        check: `list p99 at half of peak (${formatNumber(result.ratePerSecond)} of ${formatNumber(result.peakRequestsPerSecond)} req/s)`,
+        measured: `${result.paced.p99Ms} ms (p50 ${result.paced.p50Ms} ms; bare node:http at that rate: p99 ${result.baseline.p99Ms} ms)`,
+        target: '≤ 5 ms',
+        pass: result.paced.p99Ms <= 5,
+      });
     }
   }
 
-  process.stdout.write(`\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`);
-  process.stdout.write(`${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each.\n`);
+  process.stdout.write(
+    `\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`,
+  );
+  process.stdout.write(
+    `${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each.\n`,
+  );
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ rows, figures }, null, 2)}\n`);
   return failed ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (error: unknown) => {
-  process.stderr.write(`bench:compare: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = error instanceof TypeError ? 2 : 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench:compare: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = error instanceof TypeError ? 2 : 1;
+  },
+);

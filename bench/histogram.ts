@@ -58,7 +58,7 @@ export class Histogram {
 
   /** Records one latency in whole microseconds. */
   recordUs(valueUs: number): void {
-    const value = valueUs > 0 ? (valueUs < MAX_TRACKABLE_US ? valueUs : MAX_TRACKABLE_US) : 0;
+    const value = valueUs > 0 ? Math.min(valueUs, MAX_TRACKABLE_US) : 0;
     this.#counts[bucketIndex(value)]! += 1;
     this.#count += 1;
     if (value < this.#minUs) this.#minUs = value;

@@ -5,7 +5,7 @@
 // request, not `request()` with its body stream: on a 2-core machine the client shares the CPU with
 // the server, and the stream machinery cost the client about a third more CPU per request.
 import { performance } from 'node:perf_hooks';
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { Histogram } from './histogram.js';
 import { RateSchedule } from './pacing.js';
 
@@ -141,14 +141,24 @@ class LoadRun {
     this.#pool = pool;
     this.#schedule = options.ratePerSecond === undefined ? undefined : new RateSchedule(options.ratePerSecond, 0);
     this.result = {
-      elapsedMs: 0, completed: 0, bodyBytes: 0, statusCounts: {}, errors: 0, timeouts: 0, unexpected: 0, problems: [], latency: new Histogram(),
+      elapsedMs: 0,
+      completed: 0,
+      bodyBytes: 0,
+      statusCounts: {},
+      errors: 0,
+      timeouts: 0,
+      unexpected: 0,
+      problems: [],
+      latency: new Histogram(),
       perSecond: { completed: [], bodyBytes: [] },
     };
   }
 
   async start(): Promise<LoadResult> {
     const options = this.#options;
-    const done = new Promise<void>((resolve) => { this.#finish = resolve; });
+    const done = new Promise<void>((resolve) => {
+      this.#finish = resolve;
+    });
     this.#startMs = performance.now();
     if (this.#schedule !== undefined) {
       // The schedule's clock starts now: request i is due at start + i / rate.
@@ -159,10 +169,19 @@ class LoadRun {
     } else {
       this.#deadlineMs = this.#startMs + (options.durationMs ?? 0);
     }
-    const progress = options.onProgress === undefined ? undefined : setInterval(() => {
-      const { completed, errors, timeouts, unexpected } = this.result;
-      options.onProgress?.({ elapsedMs: performance.now() - this.#startMs, completed, errors, timeouts, unexpected });
-    }, options.progressIntervalMs ?? 1000);
+    const progress =
+      options.onProgress === undefined
+        ? undefined
+        : setInterval(() => {
+            const { completed, errors, timeouts, unexpected } = this.result;
+            options.onProgress?.({
+              elapsedMs: performance.now() - this.#startMs,
+              completed,
+              errors,
+              timeouts,
+              unexpected,
+            });
+          }, options.progressIntervalMs ?? 1000);
     const senders = options.connections * options.pipelining;
     for (let sender = 0; sender < senders; sender++) this.#sendNext();
     if (this.#inFlight === 0) this.#finish();
@@ -191,7 +210,11 @@ class LoadRun {
     const schedule = this.#schedule;
     const waitMs = schedule.waitMs(index, nowMs);
     if (waitMs <= TIMER_SLACK_MS) this.#dispatch(index, schedule.latencyStartMs(index, nowMs));
-    else setTimeout(() => this.#dispatch(index, schedule.latencyStartMs(index, performance.now())), waitMs - TIMER_SLACK_MS);
+    else
+      setTimeout(
+        () => this.#dispatch(index, schedule.latencyStartMs(index, performance.now())),
+        waitMs - TIMER_SLACK_MS,
+      );
   }
 
   #dispatch(index: number, startMs: number): void {
@@ -200,7 +223,10 @@ class LoadRun {
     // undici treats every request but HEAD as `blocking` by default: it sends nothing more on the
     // connection until that answer's headers are in, so --pipelining would change nothing. Undici
     // still sends a POST (not idempotent) only on a connection with nothing in flight.
-    this.#pool.dispatch({ path: spec.path, method: spec.method, headers: spec.headers, body: spec.body, blocking: false }, exchange);
+    this.#pool.dispatch(
+      { path: spec.path, method: spec.method, headers: spec.headers, body: spec.body, blocking: false },
+      exchange,
+    );
   }
 
   answered(exchange: Exchange, startMs: number): void {
@@ -241,7 +267,8 @@ class LoadRun {
 
 /** Runs one load test (after its warm-up, if any) and resolves with what it measured. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (options.durationMs === undefined && options.amount === undefined) throw new TypeError('runLoad needs durationMs or amount');
+  if (options.durationMs === undefined && options.amount === undefined)
+    throw new TypeError('runLoad needs durationMs or amount');
   const pool = new Pool(options.origin, {
     connections: options.connections,
     pipelining: options.pipelining,

@@ -2,7 +2,7 @@
 // process of its own. On a 2-core machine that gives the service one core and the load generator
 // the other; in one process they would share one event loop and the figures would measure both.
 // The child is bench/service-child.ts; this side seeds the directory, starts it, and cleans up.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,11 @@ function randomKey(label: string): string {
 }
 
 /** Spawns `node --import tsx SCRIPT` with an IPC channel, and resolves with its first message. */
-export async function spawnChild<T>(script: string, env: Record<string, string>, nodeArgs: readonly string[] = []): Promise<{ child: ChildProcess; first: T }> {
+export async function spawnChild<T>(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<{ child: ChildProcess; first: T }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -106,10 +110,17 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         { key: freeKey, plan: 'free' },
       ],
     };
-    const nodeArgs = [...(options.nodeArgs ?? []), ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir])];
-    const { child, first } = await spawnChild<{ url: string; basePath: string }>('bench/service-child.ts', {
-      ANIMAL_STORE_BENCH_SERVICE: JSON.stringify(config),
-    }, nodeArgs);
+    const nodeArgs = [
+      ...(options.nodeArgs ?? []),
+      ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
+    ];
+    const { child, first } = await spawnChild<{ url: string; basePath: string }>(
+      'bench/service-child.ts',
+      {
+        ANIMAL_STORE_BENCH_SERVICE: JSON.stringify(config),
+      },
+      nodeArgs,
+    );
     return {
       apiUrl: `${first.url}${first.basePath}`,
       key,

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { AnimalStoreClient, AnimalStoreError, type RetryPolicy } from '../src/client/index.js';
-import { runLoad, type LoadResult, type ResponseHeaders } from './load.js';
+import { type LoadResult, type ResponseHeaders, runLoad } from './load.js';
 import { LIST_LIMIT, type Target } from './scenarios.js';
 
 /** Requests sent past the key's remaining tokens: refusals, but fewer than the 31 that start a ban. */
@@ -23,7 +23,8 @@ function header(headers: ResponseHeaders, name: string): string | undefined {
   return Array.isArray(value) ? undefined : value;
 }
 
-const wholeNumber = (text: string | undefined): number | undefined => (text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined);
+const wholeNumber = (text: string | undefined): number | undefined =>
+  text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined;
 
 /** What is wrong with the rate-limit headers of a 200 or 429, if anything; `nowMs` is this machine's clock. */
 export function checkRateLimitHeaders(status: number, headers: ResponseHeaders, nowMs: number): string | undefined {
@@ -32,18 +33,27 @@ export function checkRateLimitHeaders(status: number, headers: ResponseHeaders, 
   const remaining = wholeNumber(header(headers, 'x-ratelimit-remaining'));
   const reset = wholeNumber(header(headers, 'x-ratelimit-reset'));
   if (limit === undefined || limit < 1) return `${status}: X-RateLimit-Limit missing or not a positive integer`;
-  if (remaining === undefined || remaining > limit) return `${status}: X-RateLimit-Remaining missing or above the limit`;
+  if (remaining === undefined || remaining > limit)
+    return `${status}: X-RateLimit-Remaining missing or above the limit`;
   const nowSeconds = nowMs / 1000;
-  if (reset === undefined || reset < nowSeconds - CLOCK_SLACK_SECONDS || reset > nowSeconds + DAY_SECONDS + CLOCK_SLACK_SECONDS) {
+  if (
+    reset === undefined ||
+    reset < nowSeconds - CLOCK_SLACK_SECONDS ||
+    reset > nowSeconds + DAY_SECONDS + CLOCK_SLACK_SECONDS
+  ) {
     return `${status}: X-RateLimit-Reset missing or not a Unix time within a day`;
   }
-  if (header(headers, 'ratelimit-policy') === undefined || !/r=[0-9]+;t=[0-9]+/.test(header(headers, 'ratelimit') ?? '')) {
+  if (
+    header(headers, 'ratelimit-policy') === undefined ||
+    !/r=[0-9]+;t=[0-9]+/.test(header(headers, 'ratelimit') ?? '')
+  ) {
     return `${status}: RateLimit-Policy or RateLimit missing or malformed`;
   }
   if (status === 429) {
     const retryAfter = wholeNumber(header(headers, 'retry-after'));
     // RFC 9110 §10.2.3 delay-seconds; CONTRACT.md §5: at least 1, and never past X-RateLimit-Reset.
-    if (retryAfter === undefined || retryAfter < 1) return '429: Retry-After missing or not a whole number of seconds >= 1';
+    if (retryAfter === undefined || retryAfter < 1)
+      return '429: Retry-After missing or not a whole number of seconds >= 1';
     if (retryAfter > reset - nowSeconds + CLOCK_SLACK_SECONDS) return '429: Retry-After points past X-RateLimit-Reset';
     if (remaining !== 0) return '429: X-RateLimit-Remaining is not 0';
   }
@@ -70,7 +80,8 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
   if (probeFault !== undefined) throw new Error(`over-limit probe: ${probeFault}`);
   const limit = Number(probe.headers['x-ratelimit-limit']);
   const remainingBefore = Number(probe.headers['x-ratelimit-remaining']);
-  if (limit > 10_000) throw new Error(`the key allows ${limit} requests; over-limit needs a free-plan key (60/min), pass one with --key`);
+  if (limit > 10_000)
+    throw new Error(`the key allows ${limit} requests; over-limit needs a free-plan key (60/min), pass one with --key`);
 
   const drive = await runLoad({
     origin: target.origin,
@@ -85,7 +96,8 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
     inspect: (status, responseHeaders) => checkRateLimitHeaders(status, responseHeaders, Date.now()),
   });
   const failures: string[] = [];
-  if ((drive.statusCounts[429] ?? 0) === 0) failures.push(`no 429 after ${drive.completed} requests on a key with ${remainingBefore} left`);
+  if ((drive.statusCounts[429] ?? 0) === 0)
+    failures.push(`no 429 after ${drive.completed} requests on a key with ${remainingBefore} left`);
 
   // The recovering client is animal-store/client: it honours Retry-After and backs off exponentially
   // with jitter. Its sleep is wrapped only to record the waits it chose.
@@ -109,9 +121,17 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
     recovered = true;
   } catch (error) {
     attempts = error instanceof AnimalStoreError ? error.attempts : attempts;
-    failures.push(`no 200 within ${RECOVERY_POLICY.deadlineMs} ms of honouring Retry-After: ${(error as Error).message}`);
+    failures.push(
+      `no 200 within ${RECOVERY_POLICY.deadlineMs} ms of honouring Retry-After: ${(error as Error).message}`,
+    );
   } finally {
     await client.close();
   }
-  return { drive, limit, remainingBefore, recovery: { recovered, attempts, elapsedMs: performance.now() - started, waitsMs }, failures };
+  return {
+    drive,
+    limit,
+    remainingBefore,
+    recovery: { recovered, attempts, elapsedMs: performance.now() - started, waitsMs },
+    failures,
+  };
 }

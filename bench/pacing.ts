@@ -12,7 +12,8 @@ export class RateSchedule {
   readonly intervalMs: number;
 
   constructor(ratePerSecond: number, startMs: number) {
-    if (!(Number.isFinite(ratePerSecond) && ratePerSecond > 0)) throw new RangeError(`rate must be a positive number of requests per second, not ${ratePerSecond}`);
+    if (!(Number.isFinite(ratePerSecond) && ratePerSecond > 0))
+      throw new RangeError(`rate must be a positive number of requests per second, not ${ratePerSecond}`);
     this.ratePerSecond = ratePerSecond;
     this.startMs = startMs;
     this.intervalMs = 1000 / ratePerSecond;
@@ -27,7 +28,7 @@ export class RateSchedule {
   /** How long to wait before sending request `index` at `nowMs`; 0 when it is due or late. */
   waitMs(index: number, nowMs: number): number {
     const wait = this.intendedMs(index) - nowMs;
-    return wait > 0 ? wait : 0;
+    return Math.max(wait, 0);
   }
 
   /** How many requests fall due within `durationMs` of the start (those with intended time < start + duration). */
@@ -42,7 +43,7 @@ export class RateSchedule {
    */
   latencyStartMs(index: number, sentMs: number): number {
     const intended = this.intendedMs(index);
-    return sentMs < intended ? sentMs : intended;
+    return Math.min(sentMs, intended);
   }
 }
 

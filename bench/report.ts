@@ -52,13 +52,26 @@ export function sampleStats(samples: readonly (number | undefined)[], elapsedMs:
 }
 
 /** The report of a run; `failures` are faults found beyond the per-answer checks (over-limit's recovery). */
-export function buildReport(meta: RunMeta, result: LoadResult, notes: Record<string, unknown> = {}, failures: readonly string[] = []): BenchReport {
+export function buildReport(
+  meta: RunMeta,
+  result: LoadResult,
+  notes: Record<string, unknown> = {},
+  failures: readonly string[] = [],
+): BenchReport {
   const seconds = result.elapsedMs / 1000;
   return {
     ...meta,
     elapsedMs: Math.round(result.elapsedMs),
-    requests: { total: result.completed, perSecond: seconds > 0 ? result.completed / seconds : 0, sampled: sampleStats(result.perSecond.completed, result.elapsedMs) },
-    throughput: { bodyBytes: result.bodyBytes, bytesPerSecond: seconds > 0 ? result.bodyBytes / seconds : 0, sampled: sampleStats(result.perSecond.bodyBytes, result.elapsedMs) },
+    requests: {
+      total: result.completed,
+      perSecond: seconds > 0 ? result.completed / seconds : 0,
+      sampled: sampleStats(result.perSecond.completed, result.elapsedMs),
+    },
+    throughput: {
+      bodyBytes: result.bodyBytes,
+      bytesPerSecond: seconds > 0 ? result.bodyBytes / seconds : 0,
+      sampled: sampleStats(result.perSecond.bodyBytes, result.elapsedMs),
+    },
     latency: result.latency.summary(),
     statusCodes: { ...result.statusCounts },
     errors: result.errors,
@@ -73,9 +86,17 @@ export function buildReport(meta: RunMeta, result: LoadResult, notes: Record<str
 /** A box-drawn table in autocannon's style; the first row is the heading. */
 export function drawTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
-  const rule = (left: string, middle: string, right: string): string => `${left}${widths.map((width) => '─'.repeat(width + 2)).join(middle)}${right}`;
-  const line = (row: readonly string[]): string => `│${row.map((cell, column) => ` ${cell.padEnd(widths[column]!)} `).join('│')}│`;
-  return [rule('┌', '┬', '┐'), line(rows[0]!), rule('├', '┼', '┤'), ...rows.slice(1).map(line), rule('└', '┴', '┘')].join('\n');
+  const rule = (left: string, middle: string, right: string): string =>
+    `${left}${widths.map((width) => '─'.repeat(width + 2)).join(middle)}${right}`;
+  const line = (row: readonly string[]): string =>
+    `│${row.map((cell, column) => ` ${cell.padEnd(widths[column]!)} `).join('│')}│`;
+  return [
+    rule('┌', '┬', '┐'),
+    line(rows[0]!),
+    rule('├', '┼', '┤'),
+    ...rows.slice(1).map(line),
+    rule('└', '┴', '┘'),
+  ].join('\n');
 }
 
 /** 1234 → "1,234"; fractions to `digits` places. */
@@ -95,37 +116,67 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-const ms = (value: number): string => `${value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0)} ms`;
+const ms = (value: number): string =>
+  `${value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0)} ms`;
 
 /** The human-readable report: heading, latency table, per-second table, status counts and totals. */
 export function formatReport(report: BenchReport): string {
-  const length = report.amount !== undefined ? `${formatNumber(report.amount)} requests` : `${(report.durationMs ?? 0) / 1000}s`;
-  const pacing = report.ratePerSecond === undefined ? '' : `, at a fixed ${formatNumber(report.ratePerSecond)} requests/s (latency from the intended send time)`;
+  const length =
+    report.amount !== undefined ? `${formatNumber(report.amount)} requests` : `${(report.durationMs ?? 0) / 1000}s`;
+  const pacing =
+    report.ratePerSecond === undefined
+      ? ''
+      : `, at a fixed ${formatNumber(report.ratePerSecond)} requests/s (latency from the intended send time)`;
   const { latency, requests, throughput } = report;
-  const statuses = Object.entries(report.statusCodes).sort(([a], [b]) => Number(a) - Number(b))
-    .map(([status, count]) => `${status} × ${formatNumber(count)}`).join(', ');
+  const statuses = Object.entries(report.statusCodes)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([status, count]) => `${status} × ${formatNumber(count)}`)
+    .join(', ');
   const lines = [
     `Running ${length} test @ ${report.url} — ${report.scenario}: ${report.description}`,
     `${report.connections} connections${report.pipelining > 1 ? ` with ${report.pipelining} pipelining factor` : ''}${pacing}`,
     '',
     drawTable([
       ['Stat', '50%', '90%', '99%', '99.9%', 'Avg', 'Stdev', 'Max'],
-      ['Latency', ms(latency.p50Ms), ms(latency.p90Ms), ms(latency.p99Ms), ms(latency.p99_9Ms), ms(latency.meanMs), ms(latency.stdevMs), ms(latency.maxMs)],
+      [
+        'Latency',
+        ms(latency.p50Ms),
+        ms(latency.p90Ms),
+        ms(latency.p99Ms),
+        ms(latency.p99_9Ms),
+        ms(latency.meanMs),
+        ms(latency.stdevMs),
+        ms(latency.maxMs),
+      ],
     ]),
     '',
     drawTable([
       ['Stat', 'Avg', 'Stdev', 'Min', 'Max'],
-      ['Req/Sec', formatNumber(requests.sampled.mean, 1), formatNumber(requests.sampled.stdev, 1), formatNumber(requests.sampled.min), formatNumber(requests.sampled.max)],
-      ['Bytes/Sec', formatBytes(throughput.sampled.mean), formatBytes(throughput.sampled.stdev), formatBytes(throughput.sampled.min), formatBytes(throughput.sampled.max)],
+      [
+        'Req/Sec',
+        formatNumber(requests.sampled.mean, 1),
+        formatNumber(requests.sampled.stdev, 1),
+        formatNumber(requests.sampled.min),
+        formatNumber(requests.sampled.max),
+      ],
+      [
+        'Bytes/Sec',
+        formatBytes(throughput.sampled.mean),
+        formatBytes(throughput.sampled.stdev),
+        formatBytes(throughput.sampled.min),
+        formatBytes(throughput.sampled.max),
+      ],
     ]),
     '',
     'Req/Bytes counts sampled once per second.',
     `Status codes: ${statuses === '' ? 'none' : statuses}`,
-    `${formatNumber(requests.total)} requests in ${(report.elapsedMs / 1000).toFixed(2)}s (${formatNumber(requests.perSecond)} req/s), ${formatBytes(throughput.bodyBytes)} read; `
-      + `${formatNumber(report.errors)} errors, ${formatNumber(report.timeouts)} timeouts, ${formatNumber(report.unexpected)} unexpected`,
+    `${formatNumber(requests.total)} requests in ${(report.elapsedMs / 1000).toFixed(2)}s (${formatNumber(requests.perSecond)} req/s), ${formatBytes(throughput.bodyBytes)} read; ` +
+      `${formatNumber(report.errors)} errors, ${formatNumber(report.timeouts)} timeouts, ${formatNumber(report.unexpected)} unexpected`,
   ];
-  for (const [name, value] of Object.entries(report.notes)) lines.push(`${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  if (report.problems.length > 0) lines.push('', 'Problems (first ones):', ...report.problems.map((problem) => `  - ${problem}`));
+  for (const [name, value] of Object.entries(report.notes))
+    lines.push(`${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (report.problems.length > 0)
+    lines.push('', 'Problems (first ones):', ...report.problems.map((problem) => `  - ${problem}`));
   lines.push('', report.ok ? 'OK: every answer had an expected status.' : 'FAILED: see the problems above.');
   return `${lines.join('\n')}\n`;
 }

@@ -4,12 +4,12 @@
 // status the scenario did not expect (or an error, a timeout, a failed check), 2 on a bad option.
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { BENCH_HELP, parseBenchArgs, type BenchOptions } from './args.js';
-import { startLocalService, type LocalService } from './local-service.js';
-import { runLoad, type Progress } from './load.js';
+import { BENCH_HELP, type BenchOptions, parseBenchArgs } from './args.js';
+import { type Progress, runLoad } from './load.js';
+import { type LocalService, startLocalService } from './local-service.js';
 import { runOverLimit } from './over-limit.js';
-import { buildReport, formatBytes, formatNumber, formatReport, type BenchReport, type RunMeta } from './report.js';
-import { SCENARIOS, fetchJson, type Target } from './scenarios.js';
+import { type BenchReport, buildReport, formatBytes, formatNumber, formatReport, type RunMeta } from './report.js';
+import { fetchJson, SCENARIOS, type Target } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup, type StartupResult } from './startup.js';
 
 /** Where a run writes: the report on `print` (stdout), progress and steps on `printErr` (stderr). */
@@ -32,11 +32,20 @@ export function targetOf(apiUrl: string, key: string | undefined): Target {
   return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), key };
 }
 
-function progressPrinter(io: BenchIo, label: string, totalText: string): { onProgress: (progress: Progress) => void; intervalMs: number; done: () => void } {
-  const line = (p: Progress): string => `${label}: ${(p.elapsedMs / 1000).toFixed(1)}s of ${totalText}, ${formatNumber(p.completed)} answers `
-    + `(${formatNumber(p.completed / Math.max(p.elapsedMs / 1000, 0.001))} req/s), ${p.errors} errors, ${p.timeouts} timeouts, ${p.unexpected} unexpected`;
+function progressPrinter(
+  io: BenchIo,
+  label: string,
+  totalText: string,
+): { onProgress: (progress: Progress) => void; intervalMs: number; done: () => void } {
+  const line = (p: Progress): string =>
+    `${label}: ${(p.elapsedMs / 1000).toFixed(1)}s of ${totalText}, ${formatNumber(p.completed)} answers ` +
+    `(${formatNumber(p.completed / Math.max(p.elapsedMs / 1000, 0.001))} req/s), ${p.errors} errors, ${p.timeouts} timeouts, ${p.unexpected} unexpected`;
   if (io.isTty) {
-    return { onProgress: (p) => io.printErr(`\r\x1b[2K${line(p)}`), intervalMs: TTY_PROGRESS_MS, done: () => io.printErr('\r\x1b[2K') };
+    return {
+      onProgress: (p) => io.printErr(`\r\x1b[2K${line(p)}`),
+      intervalMs: TTY_PROGRESS_MS,
+      done: () => io.printErr('\r\x1b[2K'),
+    };
   }
   return { onProgress: (p) => io.printErr(`${line(p)}\n`), intervalMs: PLAIN_PROGRESS_MS, done: () => {} };
 }
@@ -48,31 +57,63 @@ async function seedOverHttp(target: Target, wanted: number, options: BenchOption
   if (missing <= 0) return;
   io.printErr(`creating ${formatNumber(missing)} pets on ${target.origin}${target.basePath}\n`);
   const seeded = await runLoad({
-    origin: target.origin, connections: SEED_CONNECTIONS, pipelining: 1, amount: missing, durationMs: undefined, ratePerSecond: undefined,
-    timeoutMs: options.timeoutMs, expectedStatuses: new Set([201]),
-    nextRequest: () => ({ method: 'POST', path: `${target.basePath}/pets`, headers: { authorization: `Bearer ${target.key ?? ''}`, 'content-type': 'application/json' }, body: '{"name":"Seed pet","categoryId":1}' }),
+    origin: target.origin,
+    connections: SEED_CONNECTIONS,
+    pipelining: 1,
+    amount: missing,
+    durationMs: undefined,
+    ratePerSecond: undefined,
+    timeoutMs: options.timeoutMs,
+    expectedStatuses: new Set([201]),
+    nextRequest: () => ({
+      method: 'POST',
+      path: `${target.basePath}/pets`,
+      headers: { authorization: `Bearer ${target.key ?? ''}`, 'content-type': 'application/json' },
+      body: '{"name":"Seed pet","categoryId":1}',
+    }),
   });
-  if (seeded.unexpected + seeded.errors + seeded.timeouts > 0) throw new Error(`seeding failed: ${seeded.problems[0] ?? 'unknown error'}`);
+  if (seeded.unexpected + seeded.errors + seeded.timeouts > 0)
+    throw new Error(`seeding failed: ${seeded.problems[0] ?? 'unknown error'}`);
 }
 
 /** Runs the load scenario of `options` against the service at `apiUrl`; the run's report. */
-async function runScenarioAt(options: BenchOptions, apiUrl: string, key: string | undefined, io: BenchIo, quiet: boolean): Promise<BenchReport> {
+async function runScenarioAt(
+  options: BenchOptions,
+  apiUrl: string,
+  key: string | undefined,
+  io: BenchIo,
+  quiet: boolean,
+): Promise<BenchReport> {
   const target = targetOf(apiUrl, key);
   if (options.url !== undefined && options.pets !== undefined) await seedOverHttp(target, options.pets, options, io);
   const meta: RunMeta = {
-    scenario: options.scenario, description: '', url: apiUrl, connections: options.connections, pipelining: options.pipelining,
-    durationMs: options.durationMs, amount: options.amount, ratePerSecond: options.ratePerSecond, startedAt: new Date().toISOString(),
+    scenario: options.scenario,
+    description: '',
+    url: apiUrl,
+    connections: options.connections,
+    pipelining: options.pipelining,
+    durationMs: options.durationMs,
+    amount: options.amount,
+    ratePerSecond: options.ratePerSecond,
+    startedAt: new Date().toISOString(),
   };
   if (options.scenario === 'over-limit') {
-    meta.description = 'a free key driven past its plan; every answer 200 or 429 with rate-limit headers; recovery with backoff';
+    meta.description =
+      'a free key driven past its plan; every answer 200 or 429 with rate-limit headers; recovery with backoff';
     const over = await runOverLimit(target, options.connections, options.timeoutMs);
-    return buildReport(meta, over.drive, { limit: over.limit, remainingBefore: over.remainingBefore, recovery: over.recovery }, over.failures);
+    return buildReport(
+      meta,
+      over.drive,
+      { limit: over.limit, remainingBefore: over.remainingBefore, recovery: over.recovery },
+      over.failures,
+    );
   }
   const scenario = SCENARIOS[options.scenario as keyof typeof SCENARIOS];
   meta.description = scenario.description;
   if (!quiet) io.printErr(`preparing ${scenario.name}\n`);
   const prepared = await scenario.prepare(target);
-  const totalText = options.amount !== undefined ? `${formatNumber(options.amount)} requests` : `${(options.durationMs ?? 0) / 1000}s`;
+  const totalText =
+    options.amount !== undefined ? `${formatNumber(options.amount)} requests` : `${(options.durationMs ?? 0) / 1000}s`;
   const progress = quiet ? undefined : progressPrinter(io, scenario.name, totalText);
   meta.startedAt = new Date().toISOString();
   const result = await runLoad({
@@ -114,7 +155,10 @@ export async function runBenchCommand(argv: readonly string[], env: NodeJS.Proce
     return 0;
   }
   if (options.scenario === 'startup') {
-    const result = await runStartup(options.pets ?? DEFAULT_STARTUP_PETS, options.quiet ? undefined : (line) => io.printErr(`${line}\n`));
+    const result = await runStartup(
+      options.pets ?? DEFAULT_STARTUP_PETS,
+      options.quiet ? undefined : (line) => io.printErr(`${line}\n`),
+    );
     const json = { scenario: 'startup', ...result };
     io.print(options.quiet ? `${JSON.stringify(json)}\n` : formatStartup(result));
     if (options.jsonFile !== undefined) await writeFile(options.jsonFile, `${JSON.stringify(json, null, 2)}\n`);
@@ -127,7 +171,8 @@ export async function runBenchCommand(argv: readonly string[], env: NodeJS.Proce
     let key = options.key;
     if (apiUrl === undefined) {
       const pets = options.pets ?? (options.scenario === 'over-limit' ? 0 : SCENARIOS[options.scenario].localPets);
-      if (!options.quiet) io.printErr(`starting a local service (${formatNumber(pets)} pets, durability ${options.durability})\n`);
+      if (!options.quiet)
+        io.printErr(`starting a local service (${formatNumber(pets)} pets, durability ${options.durability})\n`);
       service = await startLocalService({ durability: options.durability, pets, profileDir: options.profileDir });
       apiUrl = service.apiUrl;
       key ??= options.scenario === 'over-limit' ? service.freeKey : service.key;
@@ -142,9 +187,18 @@ export async function runBenchCommand(argv: readonly string[], env: NodeJS.Proce
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const io: BenchIo = { print: (text) => process.stdout.write(text), printErr: (text) => process.stderr.write(text), isTty: process.stderr.isTTY === true };
-  runBenchCommand(process.argv.slice(2), process.env, io).then((code) => { process.exitCode = code; }, (error: unknown) => {
-    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = error instanceof TypeError ? 2 : 1;
-  });
+  const io: BenchIo = {
+    print: (text) => process.stdout.write(text),
+    printErr: (text) => process.stderr.write(text),
+    isTty: process.stderr.isTTY === true,
+  };
+  runBenchCommand(process.argv.slice(2), process.env, io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = error instanceof TypeError ? 2 : 1;
+    },
+  );
 }

@@ -53,10 +53,14 @@ function authHeaders(target: Target): Record<string, string> {
 }
 
 /** GET of `path` (base path included) for setup; resolves with status, headers and parsed body. */
-export async function fetchJson(target: Target, path: string): Promise<{ status: number; headers: ResponseHeaders; body: unknown }> {
+export async function fetchJson(
+  target: Target,
+  path: string,
+): Promise<{ status: number; headers: ResponseHeaders; body: unknown }> {
   const response = await request(`${target.origin}${path}`, { headers: authHeaders(target) });
   const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}: ${text.slice(0, 200)}`);
+  if (response.statusCode !== 200)
+    throw new Error(`GET ${path} answered ${response.statusCode}: ${text.slice(0, 200)}`);
   return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as unknown };
 }
 
@@ -72,7 +76,12 @@ function getSpec(target: Target, path: string): RequestSpec {
 }
 
 function createSpec(target: Target): RequestSpec {
-  return { method: 'POST', path: `${target.basePath}/pets`, headers: { ...authHeaders(target), 'content-type': 'application/json' }, body: CREATE_BODY };
+  return {
+    method: 'POST',
+    path: `${target.basePath}/pets`,
+    headers: { ...authHeaders(target), 'content-type': 'application/json' },
+    body: CREATE_BODY,
+  };
 }
 
 /** Reads up to `count` pet ids from the first pages of the listing. */
@@ -105,12 +114,16 @@ async function findDeepPage(target: Target): Promise<{ path: string; petsBefore:
     petsBefore += (page.body as unknown[]).length;
     path = next;
   }
-  if (path === undefined) throw new Error(`the store holds ${total} pets, one page at most; deep-page needs more (seed with --pets N)`);
+  if (path === undefined)
+    throw new Error(`the store holds ${total} pets, one page at most; deep-page needs more (seed with --pets N)`);
   // CONTRACT.md §4: the limit may change between pages, so the deep page is fetched at the list's size.
   return { path: path.replace(/([?&]limit=)[0-9]+/, `$1${LIST_LIMIT}`), petsBefore, total };
 }
 
-const fixed = (spec: RequestSpec): PreparedScenario['nextRequest'] => () => spec;
+const fixed =
+  (spec: RequestSpec): PreparedScenario['nextRequest'] =>
+  () =>
+    spec;
 
 /** Every load scenario, by name. */
 export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, LoadScenario> = {
@@ -126,7 +139,10 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     description: `GET /pets?limit=${LIST_LIMIT}&status=available: the first page of a filtered listing`,
     localPets: SMALL_STORE_PETS,
     expectedStatuses: [200],
-    prepare: async (target) => ({ nextRequest: fixed(getSpec(target, `/pets?limit=${LIST_LIMIT}&status=available`)), notes: {} }),
+    prepare: async (target) => ({
+      nextRequest: fixed(getSpec(target, `/pets?limit=${LIST_LIMIT}&status=available`)),
+      notes: {},
+    }),
   },
   'deep-page': {
     name: 'deep-page',
@@ -136,7 +152,10 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     async prepare(target) {
       const deep = await findDeepPage(target);
       const path = deep.path.startsWith(target.basePath) ? deep.path.slice(target.basePath.length) : deep.path;
-      return { nextRequest: fixed(getSpec(target, path)), notes: { petsBefore: deep.petsBefore, totalPets: deep.total } };
+      return {
+        nextRequest: fixed(getSpec(target, path)),
+        notes: { petsBefore: deep.petsBefore, totalPets: deep.total },
+      };
     },
   },
   get: {
@@ -146,7 +165,10 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     expectedStatuses: [200],
     async prepare(target) {
       const specs = (await collectIds(target, GET_ID_COUNT)).map((id) => getSpec(target, `/pets/${id}`));
-      return { nextRequest: (index) => specs[index % specs.length] as RequestSpec, notes: { distinctIds: specs.length } };
+      return {
+        nextRequest: (index) => specs[index % specs.length] as RequestSpec,
+        notes: { distinctIds: specs.length },
+      };
     },
   },
   create: {
@@ -166,19 +188,28 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
       const list = getSpec(target, `/pets?limit=${LIST_LIMIT}`);
       const create = createSpec(target);
       return {
-        nextRequest: (index) => (index % 10 === 9 ? create : index % 2 === 0 ? list : gets[(index >> 1) % gets.length] as RequestSpec),
+        nextRequest: (index) =>
+          index % 10 === 9 ? create : index % 2 === 0 ? list : (gets[(index >> 1) % gets.length] as RequestSpec),
         notes: { distinctIds: gets.length },
       };
     },
   },
   unauthorized: {
     name: 'unauthorized',
-    description: 'GET /pets with an unknown key: 401, then 429 once the address\'s failed-authentication bucket (30/min) is empty',
+    description:
+      "GET /pets with an unknown key: 401, then 429 once the address's failed-authentication bucket (30/min) is empty",
     localPets: 0,
     expectedStatuses: [401, 429],
     prepare: async (target) => ({
-      nextRequest: fixed({ method: 'GET', path: `${target.basePath}/pets?limit=${LIST_LIMIT}`, headers: { authorization: `Bearer ${UNKNOWN_KEY}` } }),
-      notes: { warning: 'this empties the failed-authentication bucket of this address: its valid keys get 429 for up to a minute' },
+      nextRequest: fixed({
+        method: 'GET',
+        path: `${target.basePath}/pets?limit=${LIST_LIMIT}`,
+        headers: { authorization: `Bearer ${UNKNOWN_KEY}` },
+      }),
+      notes: {
+        warning:
+          'this empties the failed-authentication bucket of this address: its valid keys get 429 for up to a minute',
+      },
     }),
     inspect: (status, headers) => {
       if (status === 401 && headers['www-authenticate'] === undefined) return '401 without WWW-Authenticate';

@@ -10,7 +10,20 @@ import { encodeRecord } from '../src/storage/log-format.js';
 export const LOG_FILE = 'animals.log';
 /** Records are written in chunks of about this many bytes: one write call per megabyte. */
 const WRITE_CHUNK_BYTES = 1 << 20;
-const NAMES = ['Rex', 'Bella', 'Milo', 'Luna', 'Max', 'Coco', 'Oscar', 'Nala', 'Simba', 'Kiwi', 'Pepper', 'Biscuit'] as const;
+const NAMES = [
+  'Rex',
+  'Bella',
+  'Milo',
+  'Luna',
+  'Max',
+  'Coco',
+  'Oscar',
+  'Nala',
+  'Simba',
+  'Kiwi',
+  'Pepper',
+  'Biscuit',
+] as const;
 
 /** A pet's status in generated data: 60 % available, 20 % pending, 20 % sold, spread evenly over ids. */
 function statusOf(id: number): 'available' | 'pending' | 'sold' {

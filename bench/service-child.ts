@@ -14,8 +14,11 @@ const app = await createAnimalStore({
 const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ url, basePath: app.settings.basePath });
 process.once('disconnect', () => {
-  app.close().then(() => process.exit(0), (error: unknown) => {
-    process.stderr.write(`bench service: error while stopping: ${(error as Error).message}\n`);
-    process.exit(1);
-  });
+  app.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`bench service: error while stopping: ${(error as Error).message}\n`);
+      process.exit(1);
+    },
+  );
 });

@@ -32,9 +32,13 @@ export interface StartupResult {
 
 async function measure(dataDir: string): Promise<StartupSample> {
   const key = `bench-startup-${randomBytes(12).toString('hex')}`;
-  const { child, first } = await spawnChild<StartupSample>('bench/startup-child.ts', {
-    ANIMAL_STORE_BENCH_STARTUP: JSON.stringify({ dataDir, key }),
-  }, ['--expose-gc']);
+  const { child, first } = await spawnChild<StartupSample>(
+    'bench/startup-child.ts',
+    {
+      ANIMAL_STORE_BENCH_STARTUP: JSON.stringify({ dataDir, key }),
+    },
+    ['--expose-gc'],
+  );
   await stopChild(child);
   return first;
 }
@@ -53,7 +57,9 @@ export async function runStartup(pets: number, onStep: (line: string) => void = 
     onStep(`starting a service on the ${(logBytes / 1e6).toFixed(0)} MB log`);
     const full = await measure(fullDir);
     if (full.totalPets !== pets) {
-      throw new Error(`the service replayed ${full.totalPets} pets of ${pets}: has the log format changed? (bench/seed.ts writes it)`);
+      throw new Error(
+        `the service replayed ${full.totalPets} pets of ${pets}: has the log format changed? (bench/seed.ts writes it)`,
+      );
     }
     return {
       pets,

@@ -34,7 +34,9 @@ const startedMs = performance.now();
 
 const nodeBinary = readFileSync(process.execPath);
 if (!nodeBinary.includes(SEA_FUSE)) {
-  fail(`${process.execPath} (node ${process.version}) has no single-executable fuse; use an official Node.js build (20.12 or later)`);
+  fail(
+    `${process.execPath} (node ${process.version}) has no single-executable fuse; use an official Node.js build (20.12 or later)`,
+  );
 }
 
 mkdirSync(outDir, { recursive: true });
@@ -46,7 +48,8 @@ const inlineVersion = {
   setup(pluginBuild) {
     pluginBuild.onLoad({ filter: /[\\/]src[\\/]cli\.ts$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      if (!VERSION_READ.test(source)) fail(`${args.path} no longer reads ../package.json as this script expects; update VERSION_READ`);
+      if (!VERSION_READ.test(source))
+        fail(`${args.path} no longer reads ../package.json as this script expects; update VERSION_READ`);
       return { contents: source.replace(VERSION_READ, JSON.stringify({ version })), loader: 'ts' };
     });
   },
@@ -74,11 +77,23 @@ const bundled = await build({
 if (bundled.errors.length > 0) fail('esbuild failed');
 // esbuild bundles every package it can resolve, so what stays outside is built-in modules. One this
 // node lacks (undici's lazily loaded node:sqlite, on Node 20) fails only if that code runs: say so.
-const external = [...new Set(Object.values(bundled.metafile.outputs).flatMap((output) => output.imports)
-  .filter((item) => item.external && !isBuiltin(item.path)).map((item) => item.path))];
-if (external.length > 0) process.stderr.write(`build-binary: warning: the bundle can require() ${external.join(', ')}, which node ${process.version} does not have; only code that never runs here may use them\n`);
+const external = [
+  ...new Set(
+    Object.values(bundled.metafile.outputs)
+      .flatMap((output) => output.imports)
+      .filter((item) => item.external && !isBuiltin(item.path))
+      .map((item) => item.path),
+  ),
+];
+if (external.length > 0)
+  process.stderr.write(
+    `build-binary: warning: the bundle can require() ${external.join(', ')}, which node ${process.version} does not have; only code that never runs here may use them\n`,
+  );
 
-writeFileSync(configPath, `${JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true }, null, 2)}\n`);
+writeFileSync(
+  configPath,
+  `${JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true }, null, 2)}\n`,
+);
 execFileSync(process.execPath, ['--experimental-sea-config', configPath], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 rmSync(binaryPath, { force: true });
@@ -94,7 +109,9 @@ if (process.platform === 'darwin') execFileSync('codesign', ['--sign', '-', bina
 
 const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
 const mebibytes = (statSync(binaryPath).size / 2 ** 20).toFixed(1);
-process.stdout.write(`built ${binaryPath} (${mebibytes} MiB, node ${process.version}, bundle ${(statSync(bundlePath).size / 1024).toFixed(0)} KiB) in ${seconds} s\n`);
+process.stdout.write(
+  `built ${binaryPath} (${mebibytes} MiB, node ${process.version}, bundle ${(statSync(bundlePath).size / 1024).toFixed(0)} KiB) in ${seconds} s\n`,
+);
 
 function fail(message) {
   process.stderr.write(`build-binary: ${message}\n`);

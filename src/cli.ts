@@ -42,7 +42,9 @@ async function main(argv: readonly string[]): Promise<void> {
       // Loaded on demand: serving never loads the bench code.
       return (await import('./cli/bench.js')).runBench(rest, process.env, print);
     case '--version': {
-      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
       return print(`${version}\n`);
     }
     case '--help':

@@ -9,7 +9,18 @@ import { LOG_LEVELS, type LogLevel } from './logger.js';
 import { assertKnownOptions } from './option-names.js';
 
 /** How a setting's text (flag or environment) becomes a value. */
-type Kind = 'port' | 'integer' | 'string' | 'path' | 'basePath' | 'url' | 'date' | 'durability' | 'boolean' | 'origins' | 'logLevel';
+type Kind =
+  | 'port'
+  | 'integer'
+  | 'string'
+  | 'path'
+  | 'basePath'
+  | 'url'
+  | 'date'
+  | 'durability'
+  | 'boolean'
+  | 'origins'
+  | 'logLevel';
 
 /** What every row of the table has. */
 interface SettingRow {
@@ -100,33 +111,194 @@ export const DEFAULT_SETTINGS: Settings = {
 };
 
 export const SETTINGS: readonly Setting[] = [
-  { option: 'port', flag: '--port', env: 'ANIMAL_STORE_PORT', kind: 'port', description: 'TCP port to listen on (0 picks a free one).' },
+  {
+    option: 'port',
+    flag: '--port',
+    env: 'ANIMAL_STORE_PORT',
+    kind: 'port',
+    description: 'TCP port to listen on (0 picks a free one).',
+  },
   { option: 'host', flag: '--host', env: 'ANIMAL_STORE_HOST', kind: 'string', description: 'Address to listen on.' },
-  { option: 'dataDir', flag: '--data-dir', env: 'ANIMAL_STORE_DATA_DIR', kind: 'path', description: 'Directory of the log, keys and state (created if missing).' },
-  { option: 'basePath', flag: '--base-path', env: 'ANIMAL_STORE_BASE_PATH', kind: 'basePath', description: 'Path prefix of every API route.' },
-  { option: 'maxBodyBytes', flag: '--max-body-bytes', env: 'ANIMAL_STORE_MAX_BODY_BYTES', kind: 'integer', description: 'Largest request body, in bytes (413 above).' },
-  { option: 'maxUrlBytes', flag: '--max-url-bytes', env: 'ANIMAL_STORE_MAX_URL_BYTES', kind: 'integer', description: 'Longest request target, in bytes (414 above).' },
-  { option: 'durability', flag: '--durability', env: 'ANIMAL_STORE_DURABILITY', kind: 'durability', description: 'When writes are fsynced: always, interval or never.' },
-  { option: 'fsyncIntervalMs', flag: '--fsync-interval-ms', env: 'ANIMAL_STORE_FSYNC_INTERVAL_MS', kind: 'integer', description: 'fsync period under durability=interval, in ms.' },
-  { option: 'publicUrl', flag: '--public-url', env: 'ANIMAL_STORE_PUBLIC_URL', kind: 'url', description: 'Production address in the OpenAPI servers list.' },
-  { option: 'stagingUrl', flag: '--staging-url', env: 'ANIMAL_STORE_STAGING_URL', kind: 'url', description: 'Staging address in the OpenAPI servers list.' },
-  { option: 'deprecatedAt', flag: '--deprecated-at', env: 'ANIMAL_STORE_DEPRECATED_AT', kind: 'date', description: 'Date getPet was deprecated (Deprecation header).' },
-  { option: 'sunsetAt', flag: '--sunset-at', env: 'ANIMAL_STORE_SUNSET_AT', kind: 'date', description: 'Date getPet is removed (Sunset header; 410 from then on).' },
-  { option: 'trustProxy', flag: '--trust-proxy', env: 'ANIMAL_STORE_TRUST_PROXY', kind: 'boolean', description: 'Take the client address from X-Forwarded-For (the flag alone means true).' },
-  { option: 'headersTimeoutMs', flag: '--headers-timeout-ms', env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive request headers, in ms (408 after).' },
-  { option: 'requestTimeoutMs', flag: '--request-timeout-ms', env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS', kind: 'integer', description: 'Time allowed to receive a whole request, in ms (408 after).' },
-  { option: 'maxInFlight', flag: '--max-in-flight', env: 'ANIMAL_STORE_MAX_IN_FLIGHT', kind: 'integer', description: 'API requests in flight at once; more get an immediate 503.' },
-  { option: 'maxConnections', flag: '--max-connections', env: 'ANIMAL_STORE_MAX_CONNECTIONS', kind: 'integer', description: 'Open connections at once; more are closed on arrival.' },
-  { option: 'maxHeaderBytes', flag: '--max-header-bytes', env: 'ANIMAL_STORE_MAX_HEADER_BYTES', kind: 'integer', description: 'Largest request head, in bytes (431 above).' },
-  { option: 'corsOrigins', flag: '--cors-origins', env: 'ANIMAL_STORE_CORS_ORIGINS', kind: 'origins', description: 'Comma-separated origins allowed by CORS (off when empty).' },
-  { option: 'logLevel', flag: '--log-level', env: 'ANIMAL_STORE_LOG_LEVEL', kind: 'logLevel', description: 'debug, info (access log), warn, error or silent.' },
-  { option: 'compactMinRecords', flag: '--compact-min-records', env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS', kind: 'integer', description: 'Compact the log once this many records are superseded (and a third of it or more).' },
-  { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout-ms', env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS', kind: 'integer', description: 'Idle time before a kept-alive connection is closed, in ms.' },
-  { limit: 'refusalsBeforeBan', flag: '--refusals-before-ban', env: 'ANIMAL_STORE_REFUSALS_BEFORE_BAN', kind: 'integer', max: MAX_REFUSALS_BEFORE_BAN, description: `Refusals (429) of a key tolerated within the refusal window; the next one starts a ban (1 to ${MAX_REFUSALS_BEFORE_BAN}).` },
-  { limit: 'refusalWindowMs', flag: '--refusal-window-ms', env: 'ANIMAL_STORE_REFUSAL_WINDOW_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Window a key's refusals are counted in, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
-  { limit: 'banMs', flag: '--ban-ms', env: 'ANIMAL_STORE_BAN_MS', kind: 'integer', max: MAX_LIMITER_PERIOD_MS, description: `Length of a temporary ban, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).` },
-  { limit: 'failedAuthCapacity', flag: '--failed-auth-per-minute', env: 'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE', kind: 'integer', max: MAX_FAILED_AUTH_PER_MINUTE, description: `Failed authentications (401) allowed per client address per minute, then 429 (1 to ${MAX_FAILED_AUTH_PER_MINUTE}).` },
-  { limit: 'maxAddresses', flag: '--max-addresses', env: 'ANIMAL_STORE_MAX_ADDRESSES', kind: 'integer', max: MAX_ADDRESSES, description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).` },
+  {
+    option: 'dataDir',
+    flag: '--data-dir',
+    env: 'ANIMAL_STORE_DATA_DIR',
+    kind: 'path',
+    description: 'Directory of the log, keys and state (created if missing).',
+  },
+  {
+    option: 'basePath',
+    flag: '--base-path',
+    env: 'ANIMAL_STORE_BASE_PATH',
+    kind: 'basePath',
+    description: 'Path prefix of every API route.',
+  },
+  {
+    option: 'maxBodyBytes',
+    flag: '--max-body-bytes',
+    env: 'ANIMAL_STORE_MAX_BODY_BYTES',
+    kind: 'integer',
+    description: 'Largest request body, in bytes (413 above).',
+  },
+  {
+    option: 'maxUrlBytes',
+    flag: '--max-url-bytes',
+    env: 'ANIMAL_STORE_MAX_URL_BYTES',
+    kind: 'integer',
+    description: 'Longest request target, in bytes (414 above).',
+  },
+  {
+    option: 'durability',
+    flag: '--durability',
+    env: 'ANIMAL_STORE_DURABILITY',
+    kind: 'durability',
+    description: 'When writes are fsynced: always, interval or never.',
+  },
+  {
+    option: 'fsyncIntervalMs',
+    flag: '--fsync-interval-ms',
+    env: 'ANIMAL_STORE_FSYNC_INTERVAL_MS',
+    kind: 'integer',
+    description: 'fsync period under durability=interval, in ms.',
+  },
+  {
+    option: 'publicUrl',
+    flag: '--public-url',
+    env: 'ANIMAL_STORE_PUBLIC_URL',
+    kind: 'url',
+    description: 'Production address in the OpenAPI servers list.',
+  },
+  {
+    option: 'stagingUrl',
+    flag: '--staging-url',
+    env: 'ANIMAL_STORE_STAGING_URL',
+    kind: 'url',
+    description: 'Staging address in the OpenAPI servers list.',
+  },
+  {
+    option: 'deprecatedAt',
+    flag: '--deprecated-at',
+    env: 'ANIMAL_STORE_DEPRECATED_AT',
+    kind: 'date',
+    description: 'Date getPet was deprecated (Deprecation header).',
+  },
+  {
+    option: 'sunsetAt',
+    flag: '--sunset-at',
+    env: 'ANIMAL_STORE_SUNSET_AT',
+    kind: 'date',
+    description: 'Date getPet is removed (Sunset header; 410 from then on).',
+  },
+  {
+    option: 'trustProxy',
+    flag: '--trust-proxy',
+    env: 'ANIMAL_STORE_TRUST_PROXY',
+    kind: 'boolean',
+    description: 'Take the client address from X-Forwarded-For (the flag alone means true).',
+  },
+  {
+    option: 'headersTimeoutMs',
+    flag: '--headers-timeout-ms',
+    env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS',
+    kind: 'integer',
+    description: 'Time allowed to receive request headers, in ms (408 after).',
+  },
+  {
+    option: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS',
+    kind: 'integer',
+    description: 'Time allowed to receive a whole request, in ms (408 after).',
+  },
+  {
+    option: 'maxInFlight',
+    flag: '--max-in-flight',
+    env: 'ANIMAL_STORE_MAX_IN_FLIGHT',
+    kind: 'integer',
+    description: 'API requests in flight at once; more get an immediate 503.',
+  },
+  {
+    option: 'maxConnections',
+    flag: '--max-connections',
+    env: 'ANIMAL_STORE_MAX_CONNECTIONS',
+    kind: 'integer',
+    description: 'Open connections at once; more are closed on arrival.',
+  },
+  {
+    option: 'maxHeaderBytes',
+    flag: '--max-header-bytes',
+    env: 'ANIMAL_STORE_MAX_HEADER_BYTES',
+    kind: 'integer',
+    description: 'Largest request head, in bytes (431 above).',
+  },
+  {
+    option: 'corsOrigins',
+    flag: '--cors-origins',
+    env: 'ANIMAL_STORE_CORS_ORIGINS',
+    kind: 'origins',
+    description: 'Comma-separated origins allowed by CORS (off when empty).',
+  },
+  {
+    option: 'logLevel',
+    flag: '--log-level',
+    env: 'ANIMAL_STORE_LOG_LEVEL',
+    kind: 'logLevel',
+    description: 'debug, info (access log), warn, error or silent.',
+  },
+  {
+    option: 'compactMinRecords',
+    flag: '--compact-min-records',
+    env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS',
+    kind: 'integer',
+    description: 'Compact the log once this many records are superseded (and a third of it or more).',
+  },
+  {
+    option: 'keepAliveTimeoutMs',
+    flag: '--keep-alive-timeout-ms',
+    env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS',
+    kind: 'integer',
+    description: 'Idle time before a kept-alive connection is closed, in ms.',
+  },
+  {
+    limit: 'refusalsBeforeBan',
+    flag: '--refusals-before-ban',
+    env: 'ANIMAL_STORE_REFUSALS_BEFORE_BAN',
+    kind: 'integer',
+    max: MAX_REFUSALS_BEFORE_BAN,
+    description: `Refusals (429) of a key tolerated within the refusal window; the next one starts a ban (1 to ${MAX_REFUSALS_BEFORE_BAN}).`,
+  },
+  {
+    limit: 'refusalWindowMs',
+    flag: '--refusal-window-ms',
+    env: 'ANIMAL_STORE_REFUSAL_WINDOW_MS',
+    kind: 'integer',
+    max: MAX_LIMITER_PERIOD_MS,
+    description: `Window a key's refusals are counted in, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).`,
+  },
+  {
+    limit: 'banMs',
+    flag: '--ban-ms',
+    env: 'ANIMAL_STORE_BAN_MS',
+    kind: 'integer',
+    max: MAX_LIMITER_PERIOD_MS,
+    description: `Length of a temporary ban, in ms (1 to ${MAX_LIMITER_PERIOD_MS}, a day).`,
+  },
+  {
+    limit: 'failedAuthCapacity',
+    flag: '--failed-auth-per-minute',
+    env: 'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE',
+    kind: 'integer',
+    max: MAX_FAILED_AUTH_PER_MINUTE,
+    description: `Failed authentications (401) allowed per client address per minute, then 429 (1 to ${MAX_FAILED_AUTH_PER_MINUTE}).`,
+  },
+  {
+    limit: 'maxAddresses',
+    flag: '--max-addresses',
+    env: 'ANIMAL_STORE_MAX_ADDRESSES',
+    kind: 'integer',
+    max: MAX_ADDRESSES,
+    description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).`,
+  },
 ];
 
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
@@ -134,36 +306,52 @@ export function parseSettingText(setting: Setting, text: string, source: string)
   switch (setting.kind) {
     case 'port': {
       const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
-      if (!(port >= 0 && port <= 65535)) throw new TypeError(`${source} must be a port number from 0 to 65535, not "${text}"`);
+      if (!(port >= 0 && port <= 65535))
+        throw new TypeError(`${source} must be a port number from 0 to 65535, not "${text}"`);
       return port;
     }
     case 'integer':
       return parseIntegerText(text, source, setting.max);
     case 'date': {
       const value = Date.parse(text);
-      if (Number.isNaN(value)) throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
+      if (Number.isNaN(value))
+        throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
       return value;
     }
     case 'durability':
-      if (text !== 'always' && text !== 'interval' && text !== 'never') throw new TypeError(`${source} must be always, interval or never, not "${text}"`);
+      if (text !== 'always' && text !== 'interval' && text !== 'never')
+        throw new TypeError(`${source} must be always, interval or never, not "${text}"`);
       return text;
     case 'boolean':
       if (text === 'true' || text === '1' || text === '') return true;
       if (text === 'false' || text === '0') return false;
       throw new TypeError(`${source} must be true or false, not "${text}"`);
     case 'logLevel':
-      if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new TypeError(`${source} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`);
+      if (!(LOG_LEVELS as readonly string[]).includes(text))
+        throw new TypeError(`${source} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`);
       return text as LogLevel;
     case 'basePath':
-      if (!isBasePath(text)) throw new TypeError(`${source} must look like /v1 (slash-separated segments, no trailing slash), not "${text}"`);
+      if (!isBasePath(text))
+        throw new TypeError(
+          `${source} must look like /v1 (slash-separated segments, no trailing slash), not "${text}"`,
+        );
       return text;
     case 'url':
-      if (!isHttpUrl(text)) throw new TypeError(`${source} must be an http or https address such as https://api.example.com/v1, not "${text}"`);
+      if (!isHttpUrl(text))
+        throw new TypeError(
+          `${source} must be an http or https address such as https://api.example.com/v1, not "${text}"`,
+        );
       return text;
     case 'origins': {
-      const origins = text.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+      const origins = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0);
       const bad = origins.find((origin) => !isOrigin(origin));
-      if (bad !== undefined) throw new TypeError(`${source} must list origins such as https://app.example.com (scheme and host, no path), not "${bad}"`);
+      if (bad !== undefined)
+        throw new TypeError(
+          `${source} must list origins such as https://app.example.com (scheme and host, no path), not "${bad}"`,
+        );
       return origins;
     }
     case 'path':
@@ -192,7 +380,8 @@ function isHttpUrl(value: unknown): value is string {
 /** Turns the text of an integer setting into a whole number from 1 to `max`; throws naming `source`. */
 export function parseIntegerText(text: string, source: string, max?: number): number {
   const value = /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : Number.NaN;
-  if (max !== undefined && !(value <= max)) throw new TypeError(`${source} must be a whole number from 1 to ${max}, not "${text}"`);
+  if (max !== undefined && !(value <= max))
+    throw new TypeError(`${source} must be a whole number from 1 to ${max}, not "${text}"`);
   if (Number.isNaN(value)) throw new TypeError(`${source} must be a positive whole number, not "${text}"`);
   return value;
 }
@@ -210,26 +399,49 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     (settings as unknown as Record<string, unknown>)[name] = value;
   }
   if (!isBasePath(settings.basePath)) {
-    throw new TypeError(`option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(settings.basePath)}`);
+    throw new TypeError(
+      `option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(settings.basePath)}`,
+    );
   }
   // The placeholder addresses follow a configured base path; addresses given are taken as they are.
   for (const name of ['publicUrl', 'stagingUrl'] as const) {
     if (options[name] === undefined) settings[name] = DEFAULT_SETTINGS[name].replace(/\/v1$/, settings.basePath);
-    if (!isHttpUrl(settings[name])) throw new TypeError(`option ${name} must be an http or https address such as "https://api.example.com/v1", not ${JSON.stringify(settings[name])}`);
+    if (!isHttpUrl(settings[name]))
+      throw new TypeError(
+        `option ${name} must be an http or https address such as "https://api.example.com/v1", not ${JSON.stringify(settings[name])}`,
+      );
   }
-  for (const name of ['maxBodyBytes', 'maxUrlBytes', 'fsyncIntervalMs', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'compactMinRecords', 'maxInFlight', 'maxConnections', 'maxHeaderBytes'] as const) {
-    if (!Number.isSafeInteger(settings[name]) || settings[name] < 1) throw new TypeError(`option ${name} must be a positive whole number`);
+  for (const name of [
+    'maxBodyBytes',
+    'maxUrlBytes',
+    'fsyncIntervalMs',
+    'headersTimeoutMs',
+    'requestTimeoutMs',
+    'keepAliveTimeoutMs',
+    'compactMinRecords',
+    'maxInFlight',
+    'maxConnections',
+    'maxHeaderBytes',
+  ] as const) {
+    if (!Number.isSafeInteger(settings[name]) || settings[name] < 1)
+      throw new TypeError(`option ${name} must be a positive whole number`);
   }
-  if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535) throw new TypeError('option port must be a whole number from 0 to 65535');
-  if (!['always', 'interval', 'never'].includes(settings.durability)) throw new TypeError('option durability must be "always", "interval" or "never"');
+  if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535)
+    throw new TypeError('option port must be a whole number from 0 to 65535');
+  if (!['always', 'interval', 'never'].includes(settings.durability))
+    throw new TypeError('option durability must be "always", "interval" or "never"');
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
     if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
   }
-  if (settings.sunsetAt <= settings.deprecatedAt) throw new TypeError('option sunsetAt must come after deprecatedAt: an operation is removed only after it was deprecated');
+  if (settings.sunsetAt <= settings.deprecatedAt)
+    throw new TypeError(
+      'option sunsetAt must come after deprecatedAt: an operation is removed only after it was deprecated',
+    );
   if (!Array.isArray(settings.corsOrigins) || !settings.corsOrigins.every(isOrigin)) {
     throw new TypeError('option corsOrigins must be a list of origins such as ["https://app.example.com"]');
   }
-  if (!LOG_LEVELS.includes(settings.logLevel)) throw new TypeError(`option logLevel must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(settings.logLevel))
+    throw new TypeError(`option logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

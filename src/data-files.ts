@@ -2,7 +2,7 @@
 // and the watch on the keys file. Each is read or written whole; losing one costs little (new cursors,
 // full buckets), so none stops the service but a damaged cursor secret, which the operator must see.
 import { randomBytes } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { KEYS_FILE } from './auth/key-file.js';
 import type { RateLimiter } from './limits/index.js';

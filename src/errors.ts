@@ -9,7 +9,10 @@ export const ERRORS = {
   invalid_query: { status: 400, message: 'A query parameter has a bad value or is repeated.' },
   invalid_parameter: { status: 400, message: 'A path parameter is malformed.' },
   invalid_header: { status: 400, message: 'A request header is malformed or repeated.' },
-  invalid_cursor: { status: 400, message: 'The cursor was not issued by this service for this listing and filter; start again from the first page.' },
+  invalid_cursor: {
+    status: 400,
+    message: 'The cursor was not issued by this service for this listing and filter; start again from the first page.',
+  },
   unauthorized: { status: 401, message: "Send a valid API key in the Authorization header as 'Bearer <key>'." },
   not_found: { status: 404, message: 'No resource exists at this address.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this resource; see the Allow header.' },
@@ -19,11 +22,25 @@ export const ERRORS = {
   payload_too_large: { status: 413, message: 'The request body is larger than the limit.' },
   uri_too_long: { status: 414, message: 'The request target is longer than the limit.' },
   unsupported_media_type: { status: 415, message: "Send the request body as 'Content-Type: application/json'." },
-  rate_limited: { status: 429, message: 'Too many requests; retry after the number of seconds in the Retry-After header.' },
-  temporarily_banned: { status: 429, message: 'This API key is temporarily banned after repeated requests over its limit; retry after the number of seconds in the Retry-After header.' },
+  rate_limited: {
+    status: 429,
+    message: 'Too many requests; retry after the number of seconds in the Retry-After header.',
+  },
+  temporarily_banned: {
+    status: 429,
+    message:
+      'This API key is temporarily banned after repeated requests over its limit; retry after the number of seconds in the Retry-After header.',
+  },
   headers_too_large: { status: 431, message: 'The request headers are larger than the limit.' },
-  internal_error: { status: 500, message: 'An unexpected error occurred; quote the X-Request-Id header when reporting it.' },
-  unavailable: { status: 503, message: 'The service cannot take this request right now; retry after the number of seconds in the Retry-After header.' },
+  internal_error: {
+    status: 500,
+    message: 'An unexpected error occurred; quote the X-Request-Id header when reporting it.',
+  },
+  unavailable: {
+    status: 503,
+    message:
+      'The service cannot take this request right now; retry after the number of seconds in the Retry-After header.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A machine-readable error code of the contract. */

@@ -31,7 +31,8 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 /** A logger writing lines at or above `level`. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  if (!LOG_LEVELS.includes(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not "${String(level)}"`);
+  if (!LOG_LEVELS.includes(level))
+    throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not "${String(level)}"`);
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const writeProblem = options.writeProblem ?? write;
   const now = options.now ?? Date.now;
@@ -41,7 +42,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const time = new Date(now()).toISOString();
     const out = RANK[at] >= RANK.warn ? writeProblem : write;
     if (pretty) {
-      const extra = Object.entries(fields).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
+      const extra = Object.entries(fields)
+        .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join(' ');
       out(`${time.slice(11, 23)} ${at.toUpperCase().padEnd(5)} ${msg}${extra === '' ? '' : ` ${extra}`}\n`);
     } else {
       out(`${JSON.stringify({ time, level: at, msg, ...fields })}\n`);
@@ -51,9 +54,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     error: (msg, fields) => emit('error', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
-    access: RANK.info < RANK[level] ? undefined : pretty
-      ? (entry) => emit('info', `${entry.method} ${entry.path} ${entry.status} ${entry.durationMs}ms`, { key: entry.keyId ?? '-', id: entry.requestId })
-      : (entry) => emit('info', 'request', { ...entry }),
+    access:
+      RANK.info < RANK[level]
+        ? undefined
+        : pretty
+          ? (entry) =>
+              emit('info', `${entry.method} ${entry.path} ${entry.status} ${entry.durationMs}ms`, {
+                key: entry.keyId ?? '-',
+                id: entry.requestId,
+              })
+          : (entry) => emit('info', 'request', { ...entry }),
   };
 }
 

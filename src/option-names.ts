@@ -10,9 +10,13 @@ export function assertKnownOptions(options: object, known: readonly string[], pr
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
     const closest = closestNames(name, known);
-    const hint = closest.length > 0
-      ? `did you mean ${closest.map((candidate) => prefix + candidate).join(' or ')}?`
-      : `the options are ${[...known].sort().map((candidate) => prefix + candidate).join(', ')}`;
+    const hint =
+      closest.length > 0
+        ? `did you mean ${closest.map((candidate) => prefix + candidate).join(' or ')}?`
+        : `the options are ${[...known]
+            .sort()
+            .map((candidate) => prefix + candidate)
+            .join(', ')}`;
     throw new TypeError(`unknown option ${prefix}${name}; ${hint}`);
   }
 }
@@ -36,8 +40,13 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      let best = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, (before[j - 2] ?? 0) + 1);
       current.push(best);
     }
     before = previous;

@@ -49,7 +49,12 @@ export class CursorCodec {
   read(cursor: string, listing: string, filter: string): number {
     const text = this.#checked.get(cursor) ?? this.#check(cursor);
     const [cursorListing, cursorFilter, lastId] = text.split('|');
-    if (cursorListing === listing && cursorFilter === filter && lastId !== undefined && /^(0|[1-9][0-9]{0,15})$/.test(lastId)) {
+    if (
+      cursorListing === listing &&
+      cursorFilter === filter &&
+      lastId !== undefined &&
+      /^(0|[1-9][0-9]{0,15})$/.test(lastId)
+    ) {
       return Number(lastId);
     }
     throw invalidCursor('was issued for another listing or filter');
@@ -79,9 +84,11 @@ export class CursorCodec {
 }
 
 function invalidCursor(reason: string): ApiError {
-  return new ApiError('invalid_cursor', `Query parameter "cursor" ${reason}; start again from the first page without a cursor`, [
-    { path: 'cursor', message: `"cursor" ${reason}` },
-  ]);
+  return new ApiError(
+    'invalid_cursor',
+    `Query parameter "cursor" ${reason}; start again from the first page without a cursor`,
+    [{ path: 'cursor', message: `"cursor" ${reason}` }],
+  );
 }
 
 /** The paging headers of a page: `Link` rel="next" and `X-Next` when more follow, and `X-Total-Count`. */
@@ -108,7 +115,11 @@ export interface ListQuery<S extends string> {
  * cursors; `path` is its public address, e.g. "/v1/pets".
  */
 export function listAnswer<T extends Indexed<S>, S extends string>(
-  collection: IndexedCollection<T, S>, cursors: CursorCodec, listing: string, path: string, query: ListQuery<S>,
+  collection: IndexedCollection<T, S>,
+  cursors: CursorCodec,
+  listing: string,
+  path: string,
+  query: ListQuery<S>,
 ): Answer {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const filter = query.status ?? '';
@@ -130,5 +141,5 @@ export function joinJson(items: readonly { json: string }[]): string {
     if (index > 0) body += ',';
     body += (items[index] as { json: string }).json;
   }
-  return body + ']';
+  return `${body}]`;
 }

@@ -6,11 +6,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { generateKey, hashKey, newKeyId, type ApiKey } from './auth/api-key.js';
-import { keysFromSpecs, type KeySpec } from './auth/configured-keys.js';
+import { type ApiKey, generateKey, hashKey, newKeyId } from './auth/api-key.js';
+import { type KeySpec, keysFromSpecs } from './auth/configured-keys.js';
 import { loadKeyFile, saveKeyFile } from './auth/key-file.js';
 import { KeyRing } from './auth/key-ring.js';
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { resolveSettings, type Settings } from './config.js';
 import { loadOrCreateSecret, restoreLimiterState, saveLimiterState, watchKeyFile } from './data-files.js';
 import { clientErrorListener } from './http/client-errors.js';
@@ -19,18 +19,18 @@ import { CorsPolicy } from './http/cors.js';
 import { createDispatcher } from './http/dispatch.js';
 import type { Operation } from './http/operation.js';
 import { Router } from './http/router.js';
-import { RateLimiter, PLAN_LIMITS, resolveLimiterOptions, type LimiterOptions } from './limits/index.js';
+import { type LimiterOptions, PLAN_LIMITS, RateLimiter, resolveLimiterOptions } from './limits/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { buildOpenApi } from './openapi.js';
 import { assertKnownOptions } from './option-names.js';
-import { CursorCodec } from './paging.js';
 import { orderOperations } from './orders/operations.js';
+import { CursorCodec } from './paging.js';
 import { petOperations } from './pets/operations.js';
-import { decodeChangeAt, idsInTornRecord, type Change } from './state/changes.js';
+import { type Change, decodeChangeAt, idsInTornRecord } from './state/changes.js';
 import { durableLog } from './state/durable-log.js';
 import { NO_LOG, StoreState } from './state/store-state.js';
-import { storeAccess, type OrderAccess, type PetAccess } from './store-access.js';
 import type { Journal } from './storage/index.js';
+import { type OrderAccess, type PetAccess, storeAccess } from './store-access.js';
 
 /** Options of `createAnimalStore`: every setting of config.ts, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {
@@ -71,7 +71,11 @@ export interface AnimalStore {
  * being refused as unknown at run time.
  */
 const PROGRAM_OPTIONS: Readonly<Record<Exclude<keyof AnimalStoreOptions, keyof Settings>, true>> = {
-  keys: true, createFirstKey: true, clock: true, limits: true, logger: true,
+  keys: true,
+  createFirstKey: true,
+  clock: true,
+  limits: true,
+  logger: true,
 };
 /** The fields of the `limits` option, from its defaults. */
 const LIMITER_OPTIONS = Object.keys(resolveLimiterOptions());
@@ -91,7 +95,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const log = (line: string): void => logger.warn(line);
   const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
   if (options.limits !== undefined) {
-    if (typeof options.limits !== 'object' || options.limits === null) throw new TypeError('option limits must be an object such as { banMs: 60000 }');
+    if (typeof options.limits !== 'object' || options.limits === null)
+      throw new TypeError('option limits must be an object such as { banMs: 60000 }');
     assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
   }
   const limiter = new RateLimiter(clock, options.limits);
@@ -114,10 +119,19 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     const onRecord = (bytes: Buffer, start: number, end: number): void => {
       changes.push(decodeChangeAt(bytes, start, end, () => `${dataDir}/animals.log record ${changes.length + 1}`));
     };
-    const opened = await openJournal({ dir: dataDir, durability: settings.durability, intervalMs: settings.fsyncIntervalMs, warn: log, onRecord });
+    const opened = await openJournal({
+      dir: dataDir,
+      durability: settings.durability,
+      intervalMs: settings.fsyncIntervalMs,
+      warn: log,
+      onRecord,
+    });
     journal = opened.journal;
     try {
-      state = new StoreState(durableLog(journal, () => state, settings.compactMinRecords, log), clock);
+      state = new StoreState(
+        durableLog(journal, () => state, settings.compactMinRecords, log),
+        clock,
+      );
       for (const change of changes) state.apply(change);
       changes.length = 0;
       if (opened.replayed.tornTail !== undefined) {
@@ -138,8 +152,13 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   if (keyRing.activeCount === 0 && (options.createFirstKey ?? true)) {
     firstKey = generateKey();
     const record: ApiKey = {
-      id: newKeyId(), name: 'first key', plan: 'free', ...PLAN_LIMITS.free,
-      hash: hashKey(firstKey), createdAt: new Date(clock.now()).toISOString(), revokedAt: null,
+      id: newKeyId(),
+      name: 'first key',
+      plan: 'free',
+      ...PLAN_LIMITS.free,
+      hash: hashKey(firstKey),
+      createdAt: new Date(clock.now()).toISOString(),
+      revokedAt: null,
     };
     fileKeys = [...fileKeys, record];
     if (dataDir !== undefined) await saveKeyFile(dataDir, fileKeys);
@@ -152,27 +171,37 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     keyRing.replaceFileKeys(keys);
     for (const key of keys) if (key.revokedAt !== null) limiter.forgetKey(key.id);
   };
-  const stopWatching = dataDir === undefined ? () => {} : watchKeyFile(dataDir, () => {
-    reloadKeys().catch((error: unknown) => log(`keys file not reloaded: ${(error as Error).message}`));
-  }, (reason) => log(`keys file no longer watched: ${reason}`));
+  const stopWatching =
+    dataDir === undefined
+      ? () => {}
+      : watchKeyFile(
+          dataDir,
+          () => {
+            reloadKeys().catch((error: unknown) => log(`keys file not reloaded: ${(error as Error).message}`));
+          },
+          (reason) => log(`keys file no longer watched: ${reason}`),
+        );
 
   const router = new Router<Operation>();
   const cursors = new CursorCodec(cursorSecret);
-  const operations = [...petOperations({
-    state,
-    clock,
-    cursors,
-    basePath: settings.basePath,
-    getPetDeprecation: {
-      headers: {
-        deprecation: `@${Math.floor(settings.deprecatedAt / 1000)}`,
-        sunset: new Date(settings.sunsetAt).toUTCString(),
-        link: `<${settings.basePath}/pets>; rel="successor-version"`,
+  const operations = [
+    ...petOperations({
+      state,
+      clock,
+      cursors,
+      basePath: settings.basePath,
+      getPetDeprecation: {
+        headers: {
+          deprecation: `@${Math.floor(settings.deprecatedAt / 1000)}`,
+          sunset: new Date(settings.sunsetAt).toUTCString(),
+          link: `<${settings.basePath}/pets>; rel="successor-version"`,
+        },
+        sunsetMs: settings.sunsetAt,
+        replacement: `GET ${settings.basePath}/pets with a status filter`,
       },
-      sunsetMs: settings.sunsetAt,
-      replacement: `GET ${settings.basePath}/pets with a status filter`,
-    },
-  }), ...orderOperations({ state, clock, cursors, basePath: settings.basePath })];
+    }),
+    ...orderOperations({ state, clock, cursors, basePath: settings.basePath }),
+  ];
   for (const operation of operations) router.add(operation.method, operation.path, operation);
 
   let accepting = true;
@@ -192,7 +221,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     openapiJson: JSON.stringify(buildOpenApi(settings)),
     isAccepting: () => accepting,
     logError: (requestId, error) => {
-      const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       logger.error('unhandled error', { requestId, error: detail });
     },
     accessLog: logger.access,
@@ -218,19 +247,24 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return closing;
   };
 
-  const listen = async (listenOptions: { port?: number; host?: string } = {}): Promise<{ url: string; apiUrl: string; server: Server }> => {
+  const listen = async (
+    listenOptions: { port?: number; host?: string } = {},
+  ): Promise<{ url: string; apiUrl: string; server: Server }> => {
     assertKnownOptions(listenOptions, ['port', 'host'], 'listen ');
-    const server = createServer({
-      headersTimeout: settings.headersTimeoutMs,
-      requestTimeout: settings.requestTimeoutMs,
-      keepAliveTimeout: settings.keepAliveTimeoutMs,
-      maxHeaderSize: settings.maxHeaderBytes,
-      // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
-      requireHostHeader: false,
-      // Node checks the two timeouts above only this often (30 s by default): check every second so
-      // a slow client is cut off on time.
-      connectionsCheckingInterval: 1000,
-    }, handler);
+    const server = createServer(
+      {
+        headersTimeout: settings.headersTimeoutMs,
+        requestTimeout: settings.requestTimeoutMs,
+        keepAliveTimeout: settings.keepAliveTimeoutMs,
+        maxHeaderSize: settings.maxHeaderBytes,
+        // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
+        requireHostHeader: false,
+        // Node checks the two timeouts above only this often (30 s by default): check every second so
+        // a slow client is cut off on time.
+        connectionsCheckingInterval: 1000,
+      },
+      handler,
+    );
     server.maxConnections = settings.maxConnections;
     server.on('clientError', clientErrorListener(settings.maxHeaderBytes));
     server.on('connect', answerConnect(handler));
@@ -268,4 +302,3 @@ function stopServer(server: Server, graceMs: number): Promise<void> {
     server.closeIdleConnections();
   });
 }
-

@@ -41,7 +41,14 @@ export interface OrderAccess {
 
 /** Operations need a key for their input's shape; none of them reads it. */
 const EMBEDDING_PROGRAM: ApiKey = {
-  id: 'embedded', name: 'the embedding program', plan: 'enterprise', perMinute: 1, perDay: 1, hash: '', createdAt: '', revokedAt: null,
+  id: 'embedded',
+  name: 'the embedding program',
+  plan: 'enterprise',
+  perMinute: 1,
+  perDay: 1,
+  hash: '',
+  createdAt: '',
+  revokedAt: null,
 };
 
 interface CallInput {
@@ -56,9 +63,17 @@ export function storeAccess(operations: readonly Operation[]): { pets: PetAccess
   const invoke = (operationId: string, { params = {}, query = {}, body }: CallInput): Answer | Promise<Answer> => {
     const operation = byId.get(operationId);
     if (operation === undefined) throw new Error(`no operation ${operationId}`);
-    return operation.handle({ params, query: queryString(query), body, key: EMBEDDING_PROGRAM, headers: {}, idempotency: undefined });
+    return operation.handle({
+      params,
+      query: queryString(query),
+      body,
+      key: EMBEDDING_PROGRAM,
+      headers: {},
+      idempotency: undefined,
+    });
   };
-  const change = async <T>(operationId: string, input: CallInput): Promise<T> => JSON.parse((await invoke(operationId, input)).body) as T;
+  const change = async <T>(operationId: string, input: CallInput): Promise<T> =>
+    JSON.parse((await invoke(operationId, input)).body) as T;
   // Reads answer synchronously, so `get` and `list` need not be async.
   const read = (operationId: string, input: CallInput): Answer => {
     const answer = invoke(operationId, input);
@@ -73,10 +88,16 @@ export function storeAccess(operations: readonly Operation[]): { pets: PetAccess
       throw error;
     }
   };
-  const page = <T>(operationId: string, query: PageQuery<string>): { items: T[]; next: string | undefined; total: number } => {
+  const page = <T>(
+    operationId: string,
+    query: PageQuery<string>,
+  ): { items: T[]; next: string | undefined; total: number } => {
     const answer = read(operationId, { query });
     const nextUrl = answer.headers?.['x-next'];
-    const next = nextUrl === undefined ? undefined : new URLSearchParams(nextUrl.slice(nextUrl.indexOf('?') + 1)).get('cursor') ?? undefined;
+    const next =
+      nextUrl === undefined
+        ? undefined
+        : (new URLSearchParams(nextUrl.slice(nextUrl.indexOf('?') + 1)).get('cursor') ?? undefined);
     return { items: JSON.parse(answer.body) as T[], next, total: Number(answer.headers?.['x-total-count']) };
   };
 

@@ -1,6 +1,6 @@
 // Turns TypeBox's validation errors into the contract's answer: `400 invalid_body` (or another code) with a
 // message that names each field and its rule, and `details` with one `{path, message}` per fault.
-import type { TSchema, Static } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ApiError, type ErrorCode, type ErrorDetail } from './errors.js';
 
@@ -14,9 +14,16 @@ export type Validate<T> = (value: unknown) => T;
  * Compiles `schema` once and returns its validator. `typeName` names the whole value in messages
  * ("NewPet"), `rules` say what each property must be ("an integer from 1 to 9007199254740991").
  */
-export function createValidator<S extends TSchema>(schema: S, typeName: string, rules: FieldRules, where: 'body' | 'query' = 'body'): Validate<Static<S>> {
+export function createValidator<S extends TSchema>(
+  schema: S,
+  typeName: string,
+  rules: FieldRules,
+  where: 'body' | 'query' = 'body',
+): Validate<Static<S>> {
   const compiled = Compile(schema);
-  const allowed = Object.keys(rules).map((name) => `"${name}"`).join(', ');
+  const allowed = Object.keys(rules)
+    .map((name) => `"${name}"`)
+    .join(', ');
   const code: ErrorCode = where === 'body' ? 'invalid_body' : 'invalid_query';
   return (value: unknown): Static<S> => {
     if (compiled.Check(value)) return value as Static<S>;
@@ -35,16 +42,25 @@ interface SchemaFault {
   params: unknown;
 }
 
-function describeFaults(faults: readonly SchemaFault[], typeName: string, rules: FieldRules, allowed: string): ErrorDetail[] {
+function describeFaults(
+  faults: readonly SchemaFault[],
+  typeName: string,
+  rules: FieldRules,
+  allowed: string,
+): ErrorDetail[] {
   const byPath = new Map<string, string>();
   for (const fault of faults) {
     const params = (fault.params ?? {}) as Record<string, unknown>;
     if (fault.instancePath === '') {
       if (fault.keyword === 'required') {
-        for (const name of asStrings(params.requiredProperties)) byPath.set(`/${name}`, `"${name}" is required: it must be ${rules[name] ?? 'present'}`);
+        for (const name of asStrings(params.requiredProperties))
+          byPath.set(`/${name}`, `"${name}" is required: it must be ${rules[name] ?? 'present'}`);
       } else if (fault.keyword === 'additionalProperties') {
         for (const name of asStrings(params.additionalProperties)) {
-          byPath.set(`/${escapePointer(name)}`, `"${name}" is not a property of ${typeName}; the allowed properties are ${allowed}`);
+          byPath.set(
+            `/${escapePointer(name)}`,
+            `"${name}" is not a property of ${typeName}; the allowed properties are ${allowed}`,
+          );
         }
       } else {
         byPath.set('', `The request body must be a JSON object (${typeName})`);
@@ -57,7 +73,12 @@ function describeFaults(faults: readonly SchemaFault[], typeName: string, rules:
     const path = `/${segment}`;
     if (byPath.has(path)) continue;
     const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
-    byPath.set(path, rule === undefined ? `"${name}" is not a property of ${typeName}; the allowed properties are ${allowed}` : `"${name}" must be ${rule}`);
+    byPath.set(
+      path,
+      rule === undefined
+        ? `"${name}" is not a property of ${typeName}; the allowed properties are ${allowed}`
+        : `"${name}" must be ${rule}`,
+    );
   }
   if (byPath.size === 0) byPath.set('', `The value does not match ${typeName}`);
   return [...byPath].map(([path, message]) => ({ path, message }));

@@ -3,12 +3,13 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
 import { countHeader } from '../http/headers.js';
-import { isWellFormedKey, type ApiKey } from './api-key.js';
+import { type ApiKey, isWellFormedKey } from './api-key.js';
 
 const BEARER = /^bearer +(\S+)$/i;
 
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
-const INVALID_KEY_MESSAGE = "The API key in the Authorization header is not valid; send 'Authorization: Bearer <key>' with an active key.";
+const INVALID_KEY_MESSAGE =
+  "The API key in the Authorization header is not valid; send 'Authorization: Bearer <key>' with an active key.";
 const MISSING_KEY_MESSAGE = "This request needs an API key: send it in the Authorization header as 'Bearer <key>'.";
 
 /** Keys by their SHA-256; the lookup is a `Map.get` on the hash, so its timing says nothing about other keys. */
@@ -20,13 +21,16 @@ export interface KeyLookup {
 export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
   const header = req.headers.authorization;
   if (header === undefined) {
-    throw new ApiError('unauthorized', MISSING_KEY_MESSAGE, undefined, { 'www-authenticate': 'Bearer realm="animal-store"' });
+    throw new ApiError('unauthorized', MISSING_KEY_MESSAGE, undefined, {
+      'www-authenticate': 'Bearer realm="animal-store"',
+    });
   }
   const match = BEARER.exec(header);
   const token = match?.[1];
-  const key = token !== undefined && isWellFormedKey(token) && countHeader(req, 'authorization') === 1
-    ? keys.findByToken(token)
-    : undefined;
+  const key =
+    token !== undefined && isWellFormedKey(token) && countHeader(req, 'authorization') === 1
+      ? keys.findByToken(token)
+      : undefined;
   if (key === undefined || key.revokedAt !== null) {
     throw new ApiError('unauthorized', INVALID_KEY_MESSAGE, undefined, {
       'www-authenticate': 'Bearer realm="animal-store", error="invalid_token"',

@@ -1,8 +1,16 @@
 // Keys an operator supplies, from ANIMAL_STORE_KEYS or the library options. They are taken as given,
 // whatever their prefix, provided they are well-formed bearer tokens (else they could never be sent).
-import { limitsOf } from '../limits/plans.js';
+import { type Limits, limitsOf } from '../limits/plans.js';
 import { assertKnownOptions } from '../option-names.js';
-import { hashKey, isWellFormedKey, MAX_KEY_LENGTH, MIN_KEY_LENGTH, PLAN_NAMES, type ApiKey, type PlanName } from './api-key.js';
+import {
+  type ApiKey,
+  hashKey,
+  isWellFormedKey,
+  MAX_KEY_LENGTH,
+  MIN_KEY_LENGTH,
+  PLAN_NAMES,
+  type PlanName,
+} from './api-key.js';
 
 /** A key as an operator writes it down. */
 export interface KeySpec {
@@ -22,15 +30,21 @@ const KEY_SPEC_FIELDS: readonly (keyof KeySpec)[] = ['key', 'plan', 'perMinute',
  */
 export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): KeySpec[] {
   const specs: KeySpec[] = [];
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
   entries.forEach((entry, index) => {
     const [key = '', plan = 'free', perMinute, perDay, ...rest] = entry.split(':');
     const where = `${source} entry ${index + 1}`;
-    if (rest.length > 0) throw new TypeError(`${where} has too many ":" parts; write KEY:PLAN or KEY:enterprise:PER_MINUTE:PER_DAY`);
+    if (rest.length > 0)
+      throw new TypeError(`${where} has too many ":" parts; write KEY:PLAN or KEY:enterprise:PER_MINUTE:PER_DAY`);
     const spec: KeySpec = { key, plan: plan as PlanName, name: `${source} #${index + 1}` };
     if (perMinute !== undefined || perDay !== undefined) {
       if (!/^[1-9][0-9]*$/.test(perMinute ?? '') || !/^[1-9][0-9]*$/.test(perDay ?? '')) {
-        throw new TypeError(`${where} needs two positive whole numbers after the plan; write KEY:enterprise:PER_MINUTE:PER_DAY`);
+        throw new TypeError(
+          `${where} needs two positive whole numbers after the plan; write KEY:enterprise:PER_MINUTE:PER_DAY`,
+        );
       }
       spec.perMinute = Number(perMinute);
       spec.perDay = Number(perDay);
@@ -42,21 +56,28 @@ export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): K
 
 /** Turns key specs into key records (hash only); throws a TypeError naming the spec at fault. */
 export function keysFromSpecs(specs: readonly KeySpec[], source: string): ApiKey[] {
-  if (!Array.isArray(specs)) throw new TypeError(`${source} must be a list of keys such as [{ key: "...", plan: "pro" }]`);
+  if (!Array.isArray(specs))
+    throw new TypeError(`${source} must be a list of keys such as [{ key: "...", plan: "pro" }]`);
   return specs.map((spec, index) => {
     const where = `${source} key ${index + 1}`;
-    if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where} must be an object such as { key: "...", plan: "pro" }`);
+    if (typeof spec !== 'object' || spec === null)
+      throw new TypeError(`${where} must be an object such as { key: "...", plan: "pro" }`);
     assertKnownOptions(spec, KEY_SPEC_FIELDS, `keys[${index}].`);
     if (typeof spec.key !== 'string' || !isWellFormedKey(spec.key)) {
-      throw new TypeError(`${where} must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / followed by any number of "="`);
+      throw new TypeError(
+        `${where} must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / followed by any number of "="`,
+      );
     }
     const plan = spec.plan ?? 'free';
-    if (!PLAN_NAMES.includes(plan)) throw new TypeError(`${where} has unknown plan ${JSON.stringify(plan)}; use free, pro, business or enterprise`);
-    const custom = spec.perMinute !== undefined || spec.perDay !== undefined
-      ? { perMinute: spec.perMinute ?? Number.NaN, perDay: spec.perDay ?? Number.NaN }
-      : undefined;
-    if (plan !== 'enterprise' && custom !== undefined) throw new TypeError(`${where}: custom limits are for the enterprise plan only`);
-    let limits;
+    if (!PLAN_NAMES.includes(plan))
+      throw new TypeError(`${where} has unknown plan ${JSON.stringify(plan)}; use free, pro, business or enterprise`);
+    const custom =
+      spec.perMinute !== undefined || spec.perDay !== undefined
+        ? { perMinute: spec.perMinute ?? Number.NaN, perDay: spec.perDay ?? Number.NaN }
+        : undefined;
+    if (plan !== 'enterprise' && custom !== undefined)
+      throw new TypeError(`${where}: custom limits are for the enterprise plan only`);
+    let limits: Limits;
     try {
       limits = limitsOf(plan, custom);
     } catch (error) {

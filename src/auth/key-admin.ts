@@ -1,7 +1,7 @@
 // Key management on the keys file: create, list and revoke. Used by `animal-store keys`; a running
 // service picks the changes up by watching the file (server.ts).
 import { limitsOf } from '../limits/plans.js';
-import { generateKey, hashKey, newKeyId, PLAN_NAMES, type ApiKey, type PlanName } from './api-key.js';
+import { type ApiKey, generateKey, hashKey, newKeyId, PLAN_NAMES, type PlanName } from './api-key.js';
 import { loadKeyFile, saveKeyFile } from './key-file.js';
 
 /** What `keys create` takes. */
@@ -13,7 +13,11 @@ export interface NewKeyRequest {
 }
 
 /** Creates a key in the keys file of `dir`; the key itself is returned once and never stored. */
-export async function createKey(dir: string, request: NewKeyRequest, nowMs: number): Promise<{ key: string; record: ApiKey }> {
+export async function createKey(
+  dir: string,
+  request: NewKeyRequest,
+  nowMs: number,
+): Promise<{ key: string; record: ApiKey }> {
   if (!PLAN_NAMES.includes(request.plan as PlanName)) {
     throw new TypeError(`--plan must be free, pro, business or enterprise, not "${request.plan}"`);
   }
@@ -23,14 +27,23 @@ export async function createKey(dir: string, request: NewKeyRequest, nowMs: numb
   if (plan === 'enterprise' && (request.perMinute === undefined || request.perDay === undefined)) {
     throw new TypeError('--plan enterprise needs both --per-minute N and --per-day N');
   }
-  const limits = limitsOf(plan, custom ? { perMinute: request.perMinute as number, perDay: request.perDay as number } : undefined);
+  const limits = limitsOf(
+    plan,
+    custom ? { perMinute: request.perMinute as number, perDay: request.perDay as number } : undefined,
+  );
   const keys = await loadKeyFile(dir);
   let id = newKeyId();
   while (keys.some((key) => key.id === id)) id = newKeyId();
   const key = generateKey();
   const record: ApiKey = {
-    id, name: request.name ?? '', plan, perMinute: limits.perMinute, perDay: limits.perDay,
-    hash: hashKey(key), createdAt: new Date(nowMs).toISOString(), revokedAt: null,
+    id,
+    name: request.name ?? '',
+    plan,
+    perMinute: limits.perMinute,
+    perDay: limits.perDay,
+    hash: hashKey(key),
+    createdAt: new Date(nowMs).toISOString(),
+    revokedAt: null,
   };
   await saveKeyFile(dir, [...keys, record]);
   return { key, record };
@@ -52,8 +65,23 @@ export async function revokeKey(dir: string, id: string, nowMs: number): Promise
 export function formatKeyTable(keys: readonly ApiKey[]): string {
   const rows = [['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED']];
   for (const key of keys) {
-    rows.push([key.id, key.name, key.plan, String(key.perMinute), String(key.perDay), key.createdAt, key.revokedAt ?? '-']);
+    rows.push([
+      key.id,
+      key.name,
+      key.plan,
+      String(key.perMinute),
+      String(key.perDay),
+      key.createdAt,
+      key.revokedAt ?? '-',
+    ]);
   }
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -2,7 +2,7 @@
 // fsync, rename, fsync of the directory) so a crash leaves the old file or the new one, never a torn one.
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PLAN_NAMES, type ApiKey } from './api-key.js';
+import { type ApiKey, PLAN_NAMES } from './api-key.js';
 
 /** The file name of the keys file inside the data directory. */
 export const KEYS_FILE = 'keys.json';
@@ -36,11 +36,18 @@ export async function loadKeyFile(dir: string): Promise<ApiKey[]> {
 
 function checkEntry(entry: unknown, where: string): ApiKey {
   const key = entry as Partial<ApiKey> | null;
-  const fine = typeof key === 'object' && key !== null
-    && typeof key.id === 'string' && typeof key.hash === 'string' && key.hash.startsWith('sha256:')
-    && typeof key.plan === 'string' && PLAN_NAMES.includes(key.plan)
-    && Number.isSafeInteger(key.perMinute) && (key.perMinute as number) > 0
-    && Number.isSafeInteger(key.perDay) && (key.perDay as number) > 0;
+  const fine =
+    typeof key === 'object' &&
+    key !== null &&
+    typeof key.id === 'string' &&
+    typeof key.hash === 'string' &&
+    key.hash.startsWith('sha256:') &&
+    typeof key.plan === 'string' &&
+    PLAN_NAMES.includes(key.plan) &&
+    Number.isSafeInteger(key.perMinute) &&
+    (key.perMinute as number) > 0 &&
+    Number.isSafeInteger(key.perDay) &&
+    (key.perDay as number) > 0;
   if (!fine) throw new Error(`${where} is damaged (it needs id, hash, plan, perMinute and perDay)`);
   return {
     id: key.id as string,

@@ -1,6 +1,6 @@
 // Every key the service accepts, by hash: those of the keys file, of ANIMAL_STORE_KEYS and of the
 // library options. Authentication is one Map lookup by SHA-256; the file can be reloaded while serving.
-import { hashKey, type ApiKey } from './api-key.js';
+import { type ApiKey, hashKey } from './api-key.js';
 import type { KeyLookup } from './authorization.js';
 
 /**

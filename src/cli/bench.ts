@@ -13,27 +13,37 @@ const EXIT_RUN_FAILED = 1;
 const BENCH_MODULE = '../../bench/run.js';
 
 interface BenchModule {
-  runBenchCommand(argv: readonly string[], env: NodeJS.ProcessEnv, io: {
-    print(text: string): void;
-    printErr(text: string): void;
-    isTty: boolean;
-  }): Promise<number>;
+  runBenchCommand(
+    argv: readonly string[],
+    env: NodeJS.ProcessEnv,
+    io: {
+      print(text: string): void;
+      printErr(text: string): void;
+      isTty: boolean;
+    },
+  ): Promise<number>;
 }
 
 async function loadBench(): Promise<BenchModule> {
   try {
-    return await import(BENCH_MODULE) as BenchModule;
+    return (await import(BENCH_MODULE)) as BenchModule;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND') {
-      throw new UsageError('the bench suite is not part of this build: run it from a clone of the repository (npm run bench)');
+      throw new UsageError(
+        'the bench suite is not part of this build: run it from a clone of the repository (npm run bench)',
+      );
     }
     throw error;
   }
 }
 
 /** Runs a bench scenario; a bad option is a UsageError (exit 2), a failed run sets exit code 1. */
-export async function runBench(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+export async function runBench(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  print: (text: string) => void,
+): Promise<void> {
   const { runBenchCommand } = await loadBench();
   let code: number;
   try {

@@ -1,11 +1,18 @@
 // `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
 // A running service on the same directory picks changes up within a second.
 import { parseArgs } from 'node:util';
-import { GENERATED_KEY_LENGTH, hashKey, hasValidChecksum, isWellFormedKey, KEY_PREFIX, type ApiKey } from '../auth/api-key.js';
+import {
+  type ApiKey,
+  GENERATED_KEY_LENGTH,
+  hashKey,
+  hasValidChecksum,
+  isWellFormedKey,
+  KEY_PREFIX,
+} from '../auth/api-key.js';
 import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
 import { loadKeyFile } from '../auth/key-file.js';
-import { DATA_DIR_MODE } from '../storage/open-journal.js';
 import { nodeFs } from '../storage/node-fs.js';
+import { DATA_DIR_MODE } from '../storage/open-journal.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [options]
@@ -56,7 +63,11 @@ function parseKeysArgs(args: readonly string[]) {
 }
 
 /** Runs a keys subcommand; prints to stdout. */
-export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+export async function runKeys(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  print: (text: string) => void,
+): Promise<void> {
   const [command, ...rest] = argv;
   const { values, positionals } = asUsage(() => parseKeysArgs(rest), 'animal-store keys');
   if (values.help === true || command === undefined || command === '--help') {
@@ -73,32 +84,53 @@ export async function runKeys(argv: readonly string[], env: NodeJS.ProcessEnv, p
 
 type KeysFlags = ReturnType<typeof parseKeysArgs>['values'];
 
-async function keysCommand(command: string, values: KeysFlags, positionals: readonly string[], dataDir: string, print: (text: string) => void): Promise<void> {
+async function keysCommand(
+  command: string,
+  values: KeysFlags,
+  positionals: readonly string[],
+  dataDir: string,
+  print: (text: string) => void,
+): Promise<void> {
   switch (command) {
     case 'create': {
-      if (values.plan === undefined) throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
-      const request = asUsage(() => ({
-        plan: values.plan as string,
-        perMinute: positiveInteger(values['per-minute'], '--per-minute'),
-        perDay: positiveInteger(values['per-day'], '--per-day'),
-        name: values.name,
-      }), 'animal-store keys');
+      if (values.plan === undefined)
+        throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
+      const request = asUsage(
+        () => ({
+          plan: values.plan as string,
+          perMinute: positiveInteger(values['per-minute'], '--per-minute'),
+          perDay: positiveInteger(values['per-day'], '--per-day'),
+          name: values.name,
+        }),
+        'animal-store keys',
+      );
       await nodeFs.mkdir(dataDir, DATA_DIR_MODE);
       const { key, record } = await createKey(dataDir, request, Date.now()).catch((error: unknown) => {
         if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
         throw error;
       });
-      print(`Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n`);
+      print(
+        `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n`,
+      );
       return;
     }
     case 'list': {
       const keys = await loadKeyFile(dataDir);
-      print(values.json === true ? `${JSON.stringify(keys.map(({ hash: _hash, ...key }) => key), null, 2)}\n` : `${formatKeyTable(keys)}\n`);
+      print(
+        values.json === true
+          ? `${JSON.stringify(
+              keys.map(({ hash: _hash, ...key }) => key),
+              null,
+              2,
+            )}\n`
+          : `${formatKeyTable(keys)}\n`,
+      );
       return;
     }
     case 'revoke': {
       const [id] = positionals;
-      if (id === undefined || positionals.length > 1) throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
+      if (id === undefined || positionals.length > 1)
+        throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
       const revoked = await revokeKey(dataDir, id, Date.now()).catch((error: unknown) => {
         if (error instanceof TypeError) throw new UsageError(error.message);
         throw error;
@@ -108,9 +140,14 @@ async function keysCommand(command: string, values: KeysFlags, positionals: read
     }
     case 'check': {
       const [given] = positionals;
-      if (given === undefined || positionals.length > 1) throw new UsageError('keys check takes one key, or - to read it from standard input (see animal-store keys --help)');
+      if (given === undefined || positionals.length > 1)
+        throw new UsageError(
+          'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
+        );
       const found = await checkKey(dataDir, given === '-' ? (await readStdin()).trim() : given);
-      print(`Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`);
+      print(
+        `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,
+      );
       return;
     }
     default:
@@ -123,14 +160,21 @@ async function keysCommand(command: string, values: KeysFlags, positionals: read
  * (exit code 1). The checksum is checked first, offline: it is what tells a mistyped key from a revoked one.
  */
 async function checkKey(dataDir: string, key: string): Promise<ApiKey> {
-  if (!isWellFormedKey(key)) throw new Error('this is not a well-formed key: 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then any "="');
+  if (!isWellFormedKey(key))
+    throw new Error('this is not a well-formed key: 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then any "="');
   if (key.startsWith(KEY_PREFIX) && key.length !== GENERATED_KEY_LENGTH) {
-    throw new Error(`this looks like a generated key but has ${key.length} characters, not ${GENERATED_KEY_LENGTH}: it was cut short or has extra characters; copy it again from where it was first shown`);
+    throw new Error(
+      `this looks like a generated key but has ${key.length} characters, not ${GENERATED_KEY_LENGTH}: it was cut short or has extra characters; copy it again from where it was first shown`,
+    );
   }
-  if (hasValidChecksum(key) === false) throw new Error('this key fails its checksum: it was mistyped; copy it again from where it was first shown');
+  if (hasValidChecksum(key) === false)
+    throw new Error('this key fails its checksum: it was mistyped; copy it again from where it was first shown');
   const hash = hashKey(key);
   const found = (await loadKeyFile(dataDir)).find((entry) => entry.hash === hash);
-  if (found === undefined) throw new Error(`no key of the keys file in ${dataDir} has this value (keys given in ANIMAL_STORE_KEYS or library options are not in the file)`);
+  if (found === undefined)
+    throw new Error(
+      `no key of the keys file in ${dataDir} has this value (keys given in ANIMAL_STORE_KEYS or library options are not in the file)`,
+    );
   if (found.revokedAt !== null) throw new Error(`key ${found.id} was revoked at ${found.revokedAt}`);
   return found;
 }

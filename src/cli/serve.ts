@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseKeysVariable, type KeySpec } from '../auth/configured-keys.js';
+import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
 import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
 import type { LimiterOptions } from '../limits/index.js';
 import { createLogger } from '../logger.js';
@@ -30,7 +30,10 @@ Examples:
 `;
 
 /** Reads flags and environment into createAnimalStore options; a bad one throws a TypeError naming it. */
-export function serveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
+export function serveOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
   const flags: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
   const parsed = parseArgs({ args: withBareSwitches(argv), options: flags, strict: true, allowPositionals: false });
@@ -59,7 +62,11 @@ function withBareSwitches(argv: readonly string[]): string[] {
 }
 
 /** Runs the service until SIGTERM or SIGINT. */
-export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+export async function runServe(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  print: (text: string) => void,
+): Promise<void> {
   const { help, ...options } = asUsage(() => serveOptions(argv, env), 'animal-store serve');
   if (help) {
     print(SERVE_HELP);
@@ -81,7 +88,7 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
-  let address;
+  let address: Awaited<ReturnType<typeof app.listen>>;
   try {
     address = await app.listen();
   } catch (error) {
@@ -91,16 +98,23 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   }
   const { apiUrl } = address;
   // One write, so that whoever reads the output (a script, a test) sees the first key with the address.
-  const firstKeyNote = app.firstKey === undefined ? ''
-    : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n`
-      + `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
+  const firstKeyNote =
+    app.firstKey === undefined
+      ? ''
+      : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n` +
+        `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
   // The directory in full, so the line says where the data is whatever the working directory was.
-  print(`animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`);
+  print(
+    `animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`,
+  );
   const stop = (): void => {
-    app.close().then(() => process.exit(0), (error: unknown) => {
-      process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);
-      process.exit(1);
-    });
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -108,7 +122,8 @@ export async function runServe(argv: readonly string[], env: NodeJS.ProcessEnv, 
   process.on('SIGHUP', () => {
     app.reloadKeys().then(
       () => logger.info('keys file reloaded on SIGHUP'),
-      (error: unknown) => logger.error(`keys file not reloaded on SIGHUP, the keys in force are kept: ${(error as Error).message}`),
+      (error: unknown) =>
+        logger.error(`keys file not reloaded on SIGHUP, the keys in force are kept: ${(error as Error).message}`),
     );
   });
 }
@@ -129,9 +144,12 @@ async function tryPort(port: number, host: string): Promise<void> {
 /** A listen failure the operator can fix, as one line; anything else as it is. */
 function listenUsageError(error: unknown, port: number, host: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; stop the other server or pass --port with a free port`);
+  if (code === 'EADDRINUSE')
+    return new UsageError(`port ${port} is in use; stop the other server or pass --port with a free port`);
   if (code === 'EACCES') return new UsageError(`no permission to listen on port ${port}; use a port above 1023`);
-  if (code === 'EADDRNOTAVAIL') return new UsageError(`address ${host} is not on this machine; pass --host with a local address`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new UsageError(`host ${host} cannot be resolved to an address; pass --host with a local address or name`);
+  if (code === 'EADDRNOTAVAIL')
+    return new UsageError(`address ${host} is not on this machine; pass --host with a local address`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new UsageError(`host ${host} cannot be resolved to an address; pass --host with a local address or name`);
   return error;
 }

@@ -41,12 +41,16 @@ const DATA_DIR_PROBLEMS: Readonly<Record<string, string>> = {
  */
 export function dataDirUsageError(error: unknown, dir: string): UsageError | undefined {
   if (!(error instanceof Error)) return undefined;
-  if (error.name === 'DataDirLockedError') return new UsageError(`${error.message} Stop that process, or pass --data-dir with another directory.`);
+  if (error.name === 'DataDirLockedError')
+    return new UsageError(`${error.message} Stop that process, or pass --data-dir with another directory.`);
   const { code, path } = error as NodeJS.ErrnoException;
   const problem = code === undefined ? undefined : DATA_DIR_PROBLEMS[code];
   // Only errors on the directory, a file in it or a parent being created: another file's problem is
   // not fixed by --data-dir.
   const on = path === undefined ? undefined : resolve(path);
-  if (problem === undefined || on === undefined || !(isWithin(on, resolve(dir)) || isWithin(resolve(dir), on))) return undefined;
-  return new UsageError(`cannot use the data directory ${dir}: ${problem} (${code}); pass --data-dir with a writable directory`);
+  if (problem === undefined || on === undefined || !(isWithin(on, resolve(dir)) || isWithin(resolve(dir), on)))
+    return undefined;
+  return new UsageError(
+    `cannot use the data directory ${dir}: ${problem} (${code}); pass --data-dir with a writable directory`,
+  );
 }

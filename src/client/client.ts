@@ -2,14 +2,14 @@
 // through every page, and the retries of transport.ts. One undici Pool per client keeps its
 // connections alive between calls; close() ends them.
 import { randomUUID } from 'node:crypto';
-import { Pool, type Dispatcher } from 'undici';
-import { systemClock, type Clock } from '../clock.js';
+import { type Dispatcher, Pool } from 'undici';
+import { type Clock, systemClock } from '../clock.js';
 import type { Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
 import type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
 import { AnimalStoreError, CLIENT_ERROR_CODES } from './errors.js';
 import { linkTarget } from './link.js';
-import { resolveRetryPolicy, type RetryPolicy } from './retry.js';
-import { headerText, Transport, type ApiAnswer, type ApiRequest } from './transport.js';
+import { type RetryPolicy, resolveRetryPolicy } from './retry.js';
+import { type ApiAnswer, type ApiRequest, headerText, Transport } from './transport.js';
 
 /** How a client reaches the service. */
 export interface AnimalStoreClientOptions {
@@ -79,13 +79,16 @@ export class AnimalStoreClient {
 
   constructor(options: AnimalStoreClientOptions) {
     const url = new URL(options.baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl must be an http: or https: address, not ${url.href}`);
-    if (typeof options.apiKey !== 'string' || options.apiKey.length === 0) throw new TypeError('apiKey must be a non-empty string');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`baseUrl must be an http: or https: address, not ${url.href}`);
+    if (typeof options.apiKey !== 'string' || options.apiKey.length === 0)
+      throw new TypeError('apiKey must be a non-empty string');
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#ownPool = options.dispatcher === undefined
-      ? new Pool(url.origin, { connections: options.connections ?? DEFAULT_CONNECTIONS })
-      : undefined;
+    this.#ownPool =
+      options.dispatcher === undefined
+        ? new Pool(url.origin, { connections: options.connections ?? DEFAULT_CONNECTIONS })
+        : undefined;
     this.#transport = new Transport({
       origin: url.origin,
       apiKey: options.apiKey,
@@ -110,7 +113,12 @@ export class AnimalStoreClient {
 
   /** Adds an animal (`POST /pets`); its status defaults to available. */
   async createPet(pet: NewPet, options: CreateOptions = {}): Promise<Pet> {
-    const answer = await this.#send({ method: 'POST', path: `${this.#basePath}/pets`, body: pet, idempotencyKey: options.idempotencyKey ?? randomUUID() });
+    const answer = await this.#send({
+      method: 'POST',
+      path: `${this.#basePath}/pets`,
+      body: pet,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    });
     return answer.body as Pet;
   }
 
@@ -137,13 +145,21 @@ export class AnimalStoreClient {
   /** Orders an available animal (`POST /store/orders`); it becomes pending. */
   async placeOrder(petId: number, options: CreateOptions = {}): Promise<Order> {
     const body = { petId: idNumber(petId, 'petId') };
-    const answer = await this.#send({ method: 'POST', path: `${this.#basePath}/store/orders`, body, idempotencyKey: options.idempotencyKey ?? randomUUID() });
+    const answer = await this.#send({
+      method: 'POST',
+      path: `${this.#basePath}/store/orders`,
+      body,
+      idempotencyKey: options.idempotencyKey ?? randomUUID(),
+    });
     return answer.body as Order;
   }
 
   /** One order by id (`GET /store/orders/{orderId}`). */
   async getOrder(id: number): Promise<Order> {
-    const answer = await this.#send({ method: 'GET', path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}` });
+    const answer = await this.#send({
+      method: 'GET',
+      path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}`,
+    });
     return answer.body as Order;
   }
 
@@ -156,7 +172,10 @@ export class AnimalStoreClient {
 
   /** Cancels a placed order (`DELETE /store/orders/{orderId}`); the animal is available again. */
   async cancelOrder(id: number): Promise<Order> {
-    const answer = await this.#send({ method: 'DELETE', path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}` });
+    const answer = await this.#send({
+      method: 'DELETE',
+      path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}`,
+    });
     return answer.body as Order;
   }
 
@@ -206,13 +225,15 @@ export class AnimalStoreClient {
 
 function pageInfo(answer: ApiAnswer): { next: string | undefined; total: number } {
   const target = linkTarget(answer.headers.link, 'next');
-  const next = target === undefined ? undefined : new URL(target, 'http://link.invalid').searchParams.get('cursor') ?? undefined;
+  const next =
+    target === undefined ? undefined : (new URL(target, 'http://link.invalid').searchParams.get('cursor') ?? undefined);
   return { next, total: Number(headerText(answer.headers['x-total-count']) ?? Number.NaN) };
 }
 
 /** Ids are positive integers up to 2^53 − 1 (CONTRACT.md section 3); anything else is the caller's bug, not a request to send. */
 function idNumber(id: number, name: string): number {
-  if (!Number.isSafeInteger(id) || id < 1) throw new TypeError(`${name} must be a whole number from 1 to 2^53 − 1, not ${String(id)}`);
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new TypeError(`${name} must be a whole number from 1 to 2^53 − 1, not ${String(id)}`);
   return id;
 }
 

@@ -59,7 +59,13 @@ export class AnimalStoreError extends Error {
   /** The same error, counting `attempts` requests. */
   withAttempts(attempts: number): AnimalStoreError {
     return new AnimalStoreError({
-      status: this.status, code: this.code, message: this.message, details: this.details, requestId: this.requestId, attempts, cause: this.cause,
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      details: this.details,
+      requestId: this.requestId,
+      attempts,
+      cause: this.cause,
     });
   }
 }

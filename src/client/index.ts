@@ -1,5 +1,9 @@
 // The public surface of `animal-store/client`: the client, its error, its retry policy and the API's types.
 // It loads undici and, of the service, only its clock: the API's types are erased at build time.
+
+export type { Clock } from '../clock.js';
+export type { NewOrder, Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
+export type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
 export {
   AnimalStoreClient,
   type AnimalStoreClientOptions,
@@ -9,8 +13,12 @@ export {
   type OrderPage,
   type PetPage,
 } from './client.js';
-export { AnimalStoreError, CLIENT_ERROR_CODES, type AnimalStoreErrorInit, type ErrorDetail } from './errors.js';
-export { DEFAULT_RETRY_POLICY, backoffDelayMs, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy, type RetryState } from './retry.js';
-export type { Clock } from '../clock.js';
-export type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
-export type { NewOrder, Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
+export { AnimalStoreError, type AnimalStoreErrorInit, CLIENT_ERROR_CODES, type ErrorDetail } from './errors.js';
+export {
+  backoffDelayMs,
+  DEFAULT_RETRY_POLICY,
+  nextRetryDelayMs,
+  parseRetryAfterMs,
+  type RetryPolicy,
+  type RetryState,
+} from './retry.js';

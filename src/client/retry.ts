@@ -35,7 +35,8 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> | false | und
   }
   for (const name of ['baseDelayMs', 'maxDelayMs'] as const) {
     const value = policy[name];
-    if (!Number.isFinite(value) || value < 0) throw new TypeError(`retry.${name} must be a number of milliseconds ≥ 0, not ${String(value)}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new TypeError(`retry.${name} must be a number of milliseconds ≥ 0, not ${String(value)}`);
   }
   if (!Number.isFinite(policy.deadlineMs) || policy.deadlineMs <= 0) {
     throw new TypeError(`retry.deadlineMs must be a number of milliseconds > 0, not ${String(policy.deadlineMs)}`);
@@ -48,7 +49,11 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> | false | und
  * [0, min(maxDelayMs, baseDelayMs · 2^retry)). Full jitter spreads clients refused together over the
  * whole window, which clears a crowd fastest (AWS Architecture Blog, "Exponential Backoff and Jitter").
  */
-export function backoffDelayMs(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number): number {
+export function backoffDelayMs(
+  retry: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number,
+): number {
   // 2^retry overflows to Infinity past ~1024 retries; min() keeps it bounded all the same.
   const ceilingMs = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
   return Math.floor(random() * ceilingMs);

@@ -99,13 +99,24 @@ export class Transport {
     }
   }
 
-  async #attempt(request: ApiRequest, headers: Record<string, string>, body: string | undefined, remainingMs: number, requestId: string): Promise<{ status: number; headers: ApiAnswer['headers']; text: string }> {
+  async #attempt(
+    request: ApiRequest,
+    headers: Record<string, string>,
+    body: string | undefined,
+    remainingMs: number,
+    requestId: string,
+  ): Promise<{ status: number; headers: ApiAnswer['headers']; text: string }> {
     if (remainingMs <= 0) throw deadlineError(requestId);
     // The deadline bounds this attempt too: a hung connection must not outlive the call.
     const signal = AbortSignal.timeout(Math.ceil(remainingMs));
     try {
       const response = await this.#options.dispatcher.request({
-        origin: this.#options.origin, path: request.path, method: request.method, headers, body: body ?? null, signal,
+        origin: this.#options.origin,
+        path: request.path,
+        method: request.method,
+        headers,
+        body: body ?? null,
+        signal,
       });
       return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
     } catch (error) {
@@ -135,9 +146,17 @@ function safeToRepeat(request: ApiRequest, cause: unknown): boolean {
   return typeof code === 'string' && NOT_SENT_CODES.has(code);
 }
 
-function parseAnswer(answer: { status: number; headers: ApiAnswer['headers']; text: string }, requestId: string, attempts: number): ApiAnswer {
+function parseAnswer(
+  answer: { status: number; headers: ApiAnswer['headers']; text: string },
+  requestId: string,
+  attempts: number,
+): ApiAnswer {
   try {
-    return { status: answer.status, headers: answer.headers, body: answer.text.length === 0 ? undefined : JSON.parse(answer.text) };
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      body: answer.text.length === 0 ? undefined : JSON.parse(answer.text),
+    };
   } catch (error) {
     throw new AnimalStoreError({
       status: answer.status,
@@ -154,7 +173,7 @@ function deadlineError(requestId: string, cause?: unknown): AnimalStoreError {
   return new AnimalStoreError({
     status: 0,
     code: CLIENT_ERROR_CODES.deadline_exceeded,
-    message: 'The call\'s deadline passed before an answer arrived; raise retry.deadlineMs or try again later',
+    message: "The call's deadline passed before an answer arrived; raise retry.deadlineMs or try again later",
     requestId,
     cause,
   });

@@ -1,7 +1,7 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
 // X-Request-Id (CONTRACT.md section 2). Errors become the `{code, message, status}` body here only.
 import type { ServerResponse } from 'node:http';
-import { ERRORS, errorBody, type ApiError } from '../errors.js';
+import { type ApiError, ERRORS, errorBody } from '../errors.js';
 import { requestIdOf } from './request-id.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -24,9 +24,17 @@ export function sendError(res: ServerResponse, error: ApiError, headers: HeaderB
 }
 
 /** The raw bytes of an error answer, for a socket Node took away from the request/response API. */
-export function rawErrorResponse(code: 'bad_request' | 'request_timeout' | 'uri_too_long' | 'headers_too_large', message?: string): string {
+export function rawErrorResponse(
+  code: 'bad_request' | 'request_timeout' | 'uri_too_long' | 'headers_too_large',
+  message?: string,
+): string {
   const { status } = ERRORS[code];
   const body = errorBody(code, message ?? ERRORS[code].message);
-  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' }[status];
+  const reason = {
+    400: 'Bad Request',
+    408: 'Request Timeout',
+    414: 'URI Too Long',
+    431: 'Request Header Fields Too Large',
+  }[status];
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\nConnection: close\r\n\r\n${body}`;
 }

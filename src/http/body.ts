@@ -30,7 +30,10 @@ export function isJsonContentType(header: string, mediaTypes: readonly string[] 
   if (!mediaTypes.includes(mediaType)) return false;
   let charsets = 0;
   for (let index = 1; index < parts.length; index++) {
-    const parameter = (parts[index] as string).trim().toLowerCase().replace(/\s*=\s*/, '=');
+    const parameter = (parts[index] as string)
+      .trim()
+      .toLowerCase()
+      .replace(/\s*=\s*/, '=');
     if (parameter === '') continue;
     if (parameter !== 'charset=utf-8' && parameter !== 'charset="utf-8"') return false;
     charsets++;
@@ -48,13 +51,19 @@ export function announcesBody(req: IncomingMessage): boolean {
 function checkSingleHeaders(req: IncomingMessage): void {
   for (const name of ['Content-Type', 'Idempotency-Key']) {
     if (countHeader(req, name.toLowerCase()) > 1) {
-      throw new ApiError('invalid_header', `Header "${name}" must be sent once`, [{ path: name, message: `"${name}" was sent more than once` }]);
+      throw new ApiError('invalid_header', `Header "${name}" must be sent once`, [
+        { path: name, message: `"${name}" was sent more than once` },
+      ]);
     }
   }
 }
 
 /** Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Promise<unknown> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  mediaTypes: readonly string[] = JSON_MEDIA_TYPES,
+): Promise<unknown> {
   // Without a body the request is "body missing" (invalid_json) whatever its headers say.
   if (announcesBody(req)) checkSingleHeaders(req);
   const bytes = await readTypedBytes(req, maxBytes, mediaTypes);
@@ -109,7 +118,11 @@ async function readTypedBytes(req: IncomingMessage, maxBytes: number, mediaTypes
 
 const EMPTY = Buffer.alloc(0);
 
-function readBytes(req: IncomingMessage, maxBytes: number, refuseContent: (() => ApiError) | undefined): Promise<Buffer> {
+function readBytes(
+  req: IncomingMessage,
+  maxBytes: number,
+  refuseContent: (() => ApiError) | undefined,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -152,11 +165,16 @@ function readBytes(req: IncomingMessage, maxBytes: number, refuseContent: (() =>
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError('payload_too_large', `The request body must be at most ${maxBytes} bytes`, undefined, { connection: 'close' });
+  return new ApiError('payload_too_large', `The request body must be at most ${maxBytes} bytes`, undefined, {
+    connection: 'close',
+  });
 }
 
 function unsupportedMediaType(contentType: string | undefined, mediaTypes: readonly string[]): ApiError {
   const expected = mediaTypes.map((type) => `'${type}'`).join(' or ');
   const sent = contentType === undefined ? 'no Content-Type' : `Content-Type '${contentType}'`;
-  return new ApiError('unsupported_media_type', `The request body was sent with ${sent}; send it as ${expected} (charset=utf-8 is the only parameter allowed)`);
+  return new ApiError(
+    'unsupported_media_type',
+    `The request body was sent with ${sent}; send it as ${expected} (charset=utf-8 is the only parameter allowed)`,
+  );
 }

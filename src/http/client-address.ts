@@ -1,7 +1,8 @@
 // The client address that failed-authentication limits are keyed by (CONTRACT.md section 5): the
 // socket's address, or the X-Forwarded-For entry the trusted proxy appended when one is configured.
-import { isIPv6 } from 'node:net';
+
 import type { IncomingMessage } from 'node:http';
+import { isIPv6 } from 'node:net';
 
 /**
  * An IPv6 client usually holds a whole /64, so keying by full address would let one client fill the
@@ -17,7 +18,10 @@ export function addressKey(address: string): string {
   const groups = address.includes('::')
     ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
     : headGroups;
-  return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** The address of the client of `req`: with `trustProxy`, the rightmost X-Forwarded-For entry (the one the proxy added). */

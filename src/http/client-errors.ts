@@ -7,11 +7,20 @@ import { rawErrorResponse } from './answers.js';
 function answerFor(code: string | undefined, maxHeaderBytes: number): string {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return rawErrorResponse('headers_too_large', `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`);
+      return rawErrorResponse(
+        'headers_too_large',
+        `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`,
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawErrorResponse('request_timeout', 'The request headers or body were not received in time; send the whole request promptly');
+      return rawErrorResponse(
+        'request_timeout',
+        'The request headers or body were not received in time; send the whole request promptly',
+      );
     default:
-      return rawErrorResponse('bad_request', 'The request is not valid HTTP/1.1 (RFC 9112); check the request line, headers and framing');
+      return rawErrorResponse(
+        'bad_request',
+        'The request is not valid HTTP/1.1 (RFC 9112); check the request line, headers and framing',
+      );
   }
 }
 
@@ -33,16 +42,18 @@ export function wasTimedOut(socket: Socket): boolean {
 }
 
 /** The server's `clientError` listener, for a server whose request heads may be `maxHeaderBytes` long. */
-export const clientErrorListener = (maxHeaderBytes: number) => (error: Error & { code?: string }, socket: Socket): void => {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
-  // A reset or an already-answered socket has nobody left to tell.
-  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  socket.end(answerFor(error.code, maxHeaderBytes));
-  // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
-  // must not go on sending a request it was told has failed, and the request being served ends now.
-  socket.destroySoon();
-};
+export const clientErrorListener =
+  (maxHeaderBytes: number) =>
+  (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
+    // A reset or an already-answered socket has nobody left to tell.
+    const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    socket.end(answerFor(error.code, maxHeaderBytes));
+    // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
+    // must not go on sending a request it was told has failed, and the request being served ends now.
+    socket.destroySoon();
+  };

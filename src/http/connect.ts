@@ -3,7 +3,7 @@
 // listener as any request (its target is no route: 401, 404 or 405 as for any other method), on a
 // response bound to that socket, and the connection is closed after the answer. Bytes the client sent
 // after the CONNECT head are never read as further requests.
-import { ServerResponse, type IncomingMessage } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;

@@ -8,8 +8,21 @@ import type { HeaderBag } from './answers.js';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 const EXPOSED_HEADERS = [
-  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy',
-  'Retry-After', 'Link', 'X-Next', 'X-Total-Count', 'Location', 'Idempotent-Replayed', 'Deprecation', 'Sunset', 'WWW-Authenticate',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Link',
+  'X-Next',
+  'X-Total-Count',
+  'Location',
+  'Idempotent-Replayed',
+  'Deprecation',
+  'Sunset',
+  'WWW-Authenticate',
 ].join(', ');
 /** How long a browser may cache a preflight answer, in seconds (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -25,7 +38,8 @@ export class CorsPolicy {
 
   constructor(origins: readonly string[]) {
     for (const origin of origins) {
-      if (!isOrigin(origin)) throw new TypeError(`CORS origin must look like https://app.example.com (no path), not "${origin}"`);
+      if (!isOrigin(origin))
+        throw new TypeError(`CORS origin must look like https://app.example.com (no path), not "${origin}"`);
     }
     this.#origins = new Set(origins);
   }

@@ -54,9 +54,11 @@ export function parsePositiveInteger(text: string, max: number): number | undefi
 export function parseIdParameter(name: string, text: string): number {
   const id = parsePositiveInteger(text, Number.MAX_SAFE_INTEGER);
   if (id === undefined) {
-    throw new ApiError('invalid_parameter', `Path parameter "${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER} in plain decimal digits`, [
-      { path: name, message: `"${name}" must match ^[1-9][0-9]*$ and be at most ${Number.MAX_SAFE_INTEGER}` },
-    ]);
+    throw new ApiError(
+      'invalid_parameter',
+      `Path parameter "${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER} in plain decimal digits`,
+      [{ path: name, message: `"${name}" must match ^[1-9][0-9]*$ and be at most ${Number.MAX_SAFE_INTEGER}` }],
+    );
   }
   return id;
 }

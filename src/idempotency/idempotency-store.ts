@@ -26,10 +26,7 @@ export interface IdempotencyEntry extends IdempotentAnswer {
 
 /** What a lookup finds. */
 export type IdempotencyLookup =
-  | { kind: 'new' }
-  | { kind: 'replay'; answer: IdempotentAnswer }
-  | { kind: 'different_body' }
-  | { kind: 'in_flight' };
+  { kind: 'new' } | { kind: 'replay'; answer: IdempotentAnswer } | { kind: 'different_body' } | { kind: 'in_flight' };
 
 /** The remembered entries and the requests in flight. */
 export class IdempotencyStore {

@@ -36,15 +36,28 @@ export async function runIdempotent(
     case 'replay':
       return toAnswer(found.answer, true);
     case 'different_body':
-      throw new ApiError('conflict', `Idempotency-Key "${request.key}" was already used with a different request body; use a new key for a new request`);
+      throw new ApiError(
+        'conflict',
+        `Idempotency-Key "${request.key}" was already used with a different request body; use a new key for a new request`,
+      );
     case 'in_flight':
-      throw new ApiError('conflict', `A request with Idempotency-Key "${request.key}" is still in progress; retry once it has been answered`);
+      throw new ApiError(
+        'conflict',
+        `A request with Idempotency-Key "${request.key}" is still in progress; retry once it has been answered`,
+      );
     case 'new':
       break;
   }
   // Later arrivals with this key stay "in flight" until the dispatcher lets this request leave, after its answer.
   const { scope, key } = request;
-  const tagFor: TagFor = ({ status, location }) => ({ scope, key, fingerprint, status, location, expiresAtMs: nowMs + IDEMPOTENCY_TTL_MS });
+  const tagFor: TagFor = ({ status, location }) => ({
+    scope,
+    key,
+    fingerprint,
+    status,
+    location,
+    expiresAtMs: nowMs + IDEMPOTENCY_TTL_MS,
+  });
   return toAnswer(await carryOut(tagFor), false);
 }
 

@@ -12,15 +12,27 @@
 
 import type { Clock } from '../clock.js';
 import type { Decision } from './decision.js';
-import type { HeaderView } from './rate-limit-headers.js';
-import type { ResolvedLimiterOptions } from './options.js';
-import type { TokenBucket } from './token-bucket.js';
 import { LruTable } from './lru-table.js';
+import type { ResolvedLimiterOptions } from './options.js';
+import type { HeaderView } from './rate-limit-headers.js';
 import { failedAuthPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
-import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, takeToken, wholeTokens } from './token-bucket.js';
+import type { TokenBucket } from './token-bucket.js';
+import {
+  fullBucket,
+  hasToken,
+  isFull,
+  msUntilFull,
+  msUntilToken,
+  refill,
+  takeToken,
+  wholeTokens,
+} from './token-bucket.js';
 
 /** The options the address limiter uses. */
-export type AddressLimiterOptions = Pick<ResolvedLimiterOptions, 'failedAuthCapacity' | 'failedAuthWindowMs' | 'maxAddresses'>;
+export type AddressLimiterOptions = Pick<
+  ResolvedLimiterOptions,
+  'failedAuthCapacity' | 'failedAuthWindowMs' | 'maxAddresses'
+>;
 
 /** The policy name of the failed-authentication bucket in RateLimit and RateLimit-Policy (CONTRACT.md §5). */
 export const FAILED_AUTH_POLICY_NAME = 'failed-auth';

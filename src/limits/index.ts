@@ -1,7 +1,8 @@
 // The public surface of the rate limiter (CONTRACT.md §5); the server imports from here only.
 
-export { RateLimiter } from './rate-limiter.js';
 export type { Decision, Header, RefusalCode } from './decision.js';
+export type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
+export { LIMITER_STATE_VERSION } from './limiter-state.js';
 export type { LimiterOptions, ResolvedLimiterOptions } from './options.js';
 export {
   DEFAULT_BAN_MS,
@@ -13,6 +14,5 @@ export {
   resolveLimiterOptions,
 } from './options.js';
 export type { Limits, PlanName } from './plans.js';
-export { DAY_MS, MINUTE_MS, PLAN_LIMITS, assertLimits, isLimit, limitsOf } from './plans.js';
-export type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
-export { LIMITER_STATE_VERSION } from './limiter-state.js';
+export { assertLimits, DAY_MS, isLimit, limitsOf, MINUTE_MS, PLAN_LIMITS } from './plans.js';
+export { RateLimiter } from './rate-limiter.js';

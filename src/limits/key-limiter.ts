@@ -10,16 +10,26 @@
 
 import type { Clock } from '../clock.js';
 import type { Decision } from './decision.js';
-import type { Limits } from './plans.js';
-import type { HeaderView } from './rate-limit-headers.js';
 import type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
-import type { ResolvedLimiterOptions } from './options.js';
-import type { TokenBucket } from './token-bucket.js';
-import { DAY_MS, MINUTE_MS, assertLimits } from './plans.js';
-import { keyPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
 import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
+import type { ResolvedLimiterOptions } from './options.js';
+import type { Limits } from './plans.js';
+import { assertLimits, DAY_MS, MINUTE_MS } from './plans.js';
+import type { HeaderView } from './rate-limit-headers.js';
+import { keyPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
 import { RefusalWindow } from './refusal-window.js';
-import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, returnToken, takeToken, wholeTokens } from './token-bucket.js';
+import type { TokenBucket } from './token-bucket.js';
+import {
+  fullBucket,
+  hasToken,
+  isFull,
+  msUntilFull,
+  msUntilToken,
+  refill,
+  returnToken,
+  takeToken,
+  wholeTokens,
+} from './token-bucket.js';
 
 /** The options the key limiter uses. */
 export type KeyLimiterOptions = Pick<ResolvedLimiterOptions, 'refusalsBeforeBan' | 'refusalWindowMs' | 'banMs'>;
@@ -65,14 +75,16 @@ export class KeyLimiter {
     const nowMs = this.#clock.monotonic();
     const wallMs = this.#clock.now();
     const state = this.#stateOf(keyId);
-    const minute = (state.minute ??= fullBucket(limits.perMinute, nowMs));
-    const day = (state.day ??= fullBucket(limits.perDay, nowMs));
+    state.minute ??= fullBucket(limits.perMinute, nowMs);
+    state.day ??= fullBucket(limits.perDay, nowMs);
+    const { minute, day } = state;
     state.dayCapacity = limits.perDay;
     refill(minute, limits.perMinute, MINUTE_MS, nowMs);
     refill(day, limits.perDay, DAY_MS, nowMs);
     const policy = policyOf(state, limits);
 
-    if (state.banEndMs > nowMs) return banDecision('temporarily_banned', state.banEndMs - nowMs, view(minute, day, limits), policy, wallMs);
+    if (state.banEndMs > nowMs)
+      return banDecision('temporarily_banned', state.banEndMs - nowMs, view(minute, day, limits), policy, wallMs);
     if (state.banEndMs !== NOT_BANNED) {
       // The ban is over: counting starts afresh, and the buckets refilled meanwhile as usual.
       state.banEndMs = NOT_BANNED;
@@ -87,7 +99,8 @@ export class KeyLimiter {
 
     // The next request succeeds once both buckets hold a whole token.
     let waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
-    const refusals = (state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan));
+    state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan);
+    const refusals = state.refusals;
     if (refusals.record(nowMs, this.#options.refusalWindowMs)) {
       // CONTRACT.md §5: this refusal is still a plain `rate_limited` (the ban's headers come "from the
       // next request on"), and it starts the ban: the next request succeeds once the ban is over and
@@ -134,7 +147,8 @@ export class KeyLimiter {
       if (day !== undefined && state.dayCapacity > 0) {
         refill(day, state.dayCapacity, DAY_MS, nowMs);
         // A full bucket is what a key without state gets, so it need not be saved.
-        if (!isFull(day, state.dayCapacity)) days.push({ key, tokens: day.tokens, capacity: state.dayCapacity, measuredAtMs: wallMs });
+        if (!isFull(day, state.dayCapacity))
+          days.push({ key, tokens: day.tokens, capacity: state.dayCapacity, measuredAtMs: wallMs });
       }
       if (state.banEndMs > nowMs) bans.push({ key, untilMs: Math.ceil(wallMs + (state.banEndMs - nowMs)) });
     }
@@ -218,8 +232,19 @@ function view(minute: TokenBucket, day: TokenBucket, limits: Limits): HeaderView
  * A refusal during a ban, per CONTRACT.md §5: Retry-After = seconds left, the limit of the usual
  * bucket, Remaining 0 and Reset = the ban's end.
  */
-function banDecision(code: 'temporarily_banned', leftMs: number, usual: HeaderView, policy: string, wallMs: number): Decision {
+function banDecision(
+  code: 'temporarily_banned',
+  leftMs: number,
+  usual: HeaderView,
+  policy: string,
+  wallMs: number,
+): Decision {
   const retryAfter = retryAfterSeconds(leftMs);
   const banView: HeaderView = { policyName: usual.policyName, limit: usual.limit, remaining: 0, resetInMs: leftMs };
-  return { allowed: false, code, retryAfterSeconds: retryAfter, headers: rateLimitHeaders(banView, policy, wallMs, retryAfter) };
+  return {
+    allowed: false,
+    code,
+    retryAfterSeconds: retryAfter,
+    headers: rateLimitHeaders(banView, policy, wallMs, retryAfter),
+  };
 }

@@ -49,15 +49,15 @@ export interface ParsedLimiterState {
 export function parseLimiterState(input: unknown): ParsedLimiterState {
   const parsed: ParsedLimiterState = { days: [], bans: [] };
   try {
-    if (!isRecord(input) || input['version'] !== LIMITER_STATE_VERSION) return parsed;
-    const days = input['days'];
+    if (!isRecord(input) || input.version !== LIMITER_STATE_VERSION) return parsed;
+    const days = input.days;
     if (Array.isArray(days)) {
       for (const entry of days) {
         const day = parseDay(entry);
         if (day !== undefined) parsed.days.push(day);
       }
     }
-    const bans = input['bans'];
+    const bans = input.bans;
     if (Array.isArray(bans)) {
       for (const entry of bans) {
         const ban = parseBan(entry);

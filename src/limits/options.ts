@@ -45,16 +45,38 @@ export const MAX_REFUSALS_BEFORE_BAN = 1_000;
 /** Applies the defaults and validates; throws a TypeError naming the first bad option. */
 export function resolveLimiterOptions(options: LimiterOptions = {}): ResolvedLimiterOptions {
   return {
-    refusalsBeforeBan: integerOption('refusalsBeforeBan', options.refusalsBeforeBan, DEFAULT_REFUSALS_BEFORE_BAN, 0, MAX_REFUSALS_BEFORE_BAN),
+    refusalsBeforeBan: integerOption(
+      'refusalsBeforeBan',
+      options.refusalsBeforeBan,
+      DEFAULT_REFUSALS_BEFORE_BAN,
+      0,
+      MAX_REFUSALS_BEFORE_BAN,
+    ),
     refusalWindowMs: integerOption('refusalWindowMs', options.refusalWindowMs, DEFAULT_REFUSAL_WINDOW_MS, 1),
     banMs: integerOption('banMs', options.banMs, DEFAULT_BAN_MS, 1),
-    failedAuthCapacity: integerOption('failedAuthCapacity', options.failedAuthCapacity, DEFAULT_FAILED_AUTH_CAPACITY, 1),
-    failedAuthWindowMs: integerOption('failedAuthWindowMs', options.failedAuthWindowMs, DEFAULT_FAILED_AUTH_WINDOW_MS, 1),
+    failedAuthCapacity: integerOption(
+      'failedAuthCapacity',
+      options.failedAuthCapacity,
+      DEFAULT_FAILED_AUTH_CAPACITY,
+      1,
+    ),
+    failedAuthWindowMs: integerOption(
+      'failedAuthWindowMs',
+      options.failedAuthWindowMs,
+      DEFAULT_FAILED_AUTH_WINDOW_MS,
+      1,
+    ),
     maxAddresses: integerOption('maxAddresses', options.maxAddresses, DEFAULT_MAX_ADDRESSES, 1),
   };
 }
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function integerOption(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new TypeError(`limiter option ${name} must be a whole number from ${min} to ${max}; got ${String(value)}`);

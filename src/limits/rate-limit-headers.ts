@@ -37,13 +37,13 @@ const ROUNDING_SLACK_MS = 0.001;
 /** Whole seconds in `ms`, rounded up (never negative). */
 export function ceilSeconds(ms: number): number {
   const seconds = Math.ceil((ms - ROUNDING_SLACK_MS) / 1000);
-  return seconds > 0 ? seconds : 0;
+  return Math.max(seconds, 0);
 }
 
 /** RFC 9110 §10.2.3 Retry-After as delay-seconds: rounded up, and at least 1 so a client never retries at once. */
 export function retryAfterSeconds(ms: number): number {
   const seconds = ceilSeconds(ms);
-  return seconds > 1 ? seconds : 1;
+  return Math.max(seconds, 1);
 }
 
 /** The RateLimit-Policy value of a key: its minute and day policies, quotas from its limits. */

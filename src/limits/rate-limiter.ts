@@ -4,13 +4,13 @@
 // after a successful one. Pure: no timers, no I/O; all time comes from the injected Clock.
 
 import type { Clock } from '../clock.js';
+import { AddressLimiter } from './address-limiter.js';
 import type { Decision } from './decision.js';
+import { KeyLimiter } from './key-limiter.js';
 import type { SavedLimiterState } from './limiter-state.js';
 import type { LimiterOptions, ResolvedLimiterOptions } from './options.js';
-import type { Limits } from './plans.js';
-import { AddressLimiter } from './address-limiter.js';
-import { KeyLimiter } from './key-limiter.js';
 import { resolveLimiterOptions } from './options.js';
+import type { Limits } from './plans.js';
 
 /** Rate limits of CONTRACT.md §5: per key (plan buckets, ban) and per address (failed authentication). */
 export class RateLimiter {

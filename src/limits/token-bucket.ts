@@ -29,7 +29,7 @@ export function refill(bucket: TokenBucket, capacity: number, windowMs: number, 
   const elapsedMs = nowMs > bucket.atMs ? nowMs - bucket.atMs : 0;
   // Multiply before dividing: with integer ms, 1000 * 60 / 60000 is exactly 1.
   const tokens = bucket.tokens + (elapsedMs * capacity) / windowMs;
-  bucket.tokens = tokens < capacity ? tokens : capacity;
+  bucket.tokens = Math.min(tokens, capacity);
   if (nowMs > bucket.atMs) bucket.atMs = nowMs;
 }
 
@@ -41,19 +41,19 @@ export function hasToken(bucket: TokenBucket): boolean {
 /** Takes one token; never leaves a negative count. */
 export function takeToken(bucket: TokenBucket): void {
   const tokens = bucket.tokens - 1;
-  bucket.tokens = tokens > 0 ? tokens : 0;
+  bucket.tokens = Math.max(tokens, 0);
 }
 
 /** Gives back a token taken for a request that turned out not to count; never beyond capacity. */
 export function returnToken(bucket: TokenBucket, capacity: number): void {
   const tokens = bucket.tokens + 1;
-  bucket.tokens = tokens < capacity ? tokens : capacity;
+  bucket.tokens = Math.min(tokens, capacity);
 }
 
 /** Whole tokens left (floor), never negative: the number a client may still send at once. */
 export function wholeTokens(bucket: TokenBucket): number {
   const whole = Math.floor(bucket.tokens + TOKEN_EPSILON);
-  return whole > 0 ? whole : 0;
+  return Math.max(whole, 0);
 }
 
 /** Milliseconds until the bucket holds one whole token (0 when it already does). */

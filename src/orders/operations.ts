@@ -7,21 +7,26 @@ import { createListQueryParser } from '../http/list-query.js';
 import type { Answer, Operation, OperationInput } from '../http/operation.js';
 import { parseIdParameter } from '../http/request-target.js';
 import { runIdempotent } from '../idempotency/run-idempotent.js';
-import { listAnswer, type CursorCodec } from '../paging.js';
+import { type CursorCodec, listAnswer } from '../paging.js';
 import { withStatus } from '../pets/pet-store.js';
 import type { PetStatus } from '../pets/schemas.js';
 import type { StoreState } from '../state/store-state.js';
 import { createValidator } from '../validation.js';
-import { storedOrder, type StoredOrder } from './order-book.js';
-import { ListOrdersQuery, NewOrder, ORDER_STATUSES, OrderUpdate, type OrderStatus } from './schemas.js';
+import { type StoredOrder, storedOrder } from './order-book.js';
+import { ListOrdersQuery, NewOrder, ORDER_STATUSES, type OrderStatus, OrderUpdate } from './schemas.js';
 
 const ORDER_STATUS_RULE = `one of ${ORDER_STATUSES.map((status) => `"${status}"`).join(', ')}`;
 const parseListQuery = createListQueryParser(ListOrdersQuery, ORDER_STATUS_RULE);
-const checkNewOrder = createValidator(NewOrder, 'NewOrder', { petId: `an integer from 1 to ${Number.MAX_SAFE_INTEGER}` });
+const checkNewOrder = createValidator(NewOrder, 'NewOrder', {
+  petId: `an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
+});
 const checkUpdate = createValidator(OrderUpdate, 'OrderUpdate', { status: ORDER_STATUS_RULE });
 
 /** What an order's move does to its pet (CONTRACT.md section 8). */
-const PET_STATUS_AFTER: Record<Exclude<OrderStatus, 'placed'>, PetStatus> = { delivered: 'sold', cancelled: 'available' };
+const PET_STATUS_AFTER: Record<Exclude<OrderStatus, 'placed'>, PetStatus> = {
+  delivered: 'sold',
+  cancelled: 'available',
+};
 
 /** What the order operations need. */
 export interface OrderOperationsContext {
@@ -54,14 +59,22 @@ export function orderOperations(context: OrderOperationsContext): Operation[] {
       const pet = state.pets.get(petId);
       if (pet === undefined) throw new ApiError('not_found', `No animal has id ${petId}`);
       if (pet.status !== 'available' || busyPets.has(petId)) {
-        throw new ApiError('conflict', `Animal ${petId} is ${busyPets.has(petId) ? 'being ordered' : pet.status}, not available, so it cannot be ordered`);
+        throw new ApiError(
+          'conflict',
+          `Animal ${petId} is ${busyPets.has(petId) ? 'being ordered' : pet.status}, not available, so it cannot be ordered`,
+        );
       }
       const order = storedOrder(state.orders.takeId(), petId, 'placed', new Date(clock.now()).toISOString());
       const location = `${basePath}/store/orders/${order.id}`;
       const idem = tagFor({ status: 201, location });
       busyPets.add(petId);
       try {
-        await state.commit({ op: 'order', order, pet: withStatus(pet, 'pending'), ...(idem !== undefined && { idem }) });
+        await state.commit({
+          op: 'order',
+          order,
+          pet: withStatus(pet, 'pending'),
+          ...(idem !== undefined && { idem }),
+        });
       } finally {
         busyPets.delete(petId);
       }
@@ -71,14 +84,20 @@ export function orderOperations(context: OrderOperationsContext): Operation[] {
 
   const moveOrder = async (order: StoredOrder, to: OrderStatus): Promise<Answer> => {
     if (to === 'placed' || order.status !== 'placed' || busyOrders.has(order.id)) {
-      const why = busyOrders.has(order.id) ? 'another change to it is in progress' : `it is ${order.status}; only a placed order can become delivered or cancelled`;
+      const why = busyOrders.has(order.id)
+        ? 'another change to it is in progress'
+        : `it is ${order.status}; only a placed order can become delivered or cancelled`;
       throw new ApiError('conflict', `Order ${order.id} cannot become ${to}: ${why}`);
     }
     const pet = state.pets.get(order.petId);
     const moved = storedOrder(order.id, order.petId, to, order.createdAt);
     busyOrders.add(order.id);
     try {
-      await state.commit({ op: 'order', order: moved, ...(pet !== undefined && { pet: withStatus(pet, PET_STATUS_AFTER[to]) }) });
+      await state.commit({
+        op: 'order',
+        order: moved,
+        ...(pet !== undefined && { pet: withStatus(pet, PET_STATUS_AFTER[to]) }),
+      });
     } finally {
       busyOrders.delete(order.id);
     }
@@ -87,10 +106,24 @@ export function orderOperations(context: OrderOperationsContext): Operation[] {
 
   return [
     { method: 'GET', path: '/store/orders', operationId: 'listOrders', handle: listOrders },
-    { method: 'POST', path: '/store/orders', operationId: 'placeOrder', bodyMediaTypes: ['application/json'], idempotent: true, handle: placeOrder },
-    { method: 'GET', path: '/store/orders/{orderId}', operationId: 'getOrder', handle: (input) => ({ status: 200, body: findOrder(orderIdOf(input)).json }) },
     {
-      method: 'PATCH', path: '/store/orders/{orderId}', operationId: 'updateOrder',
+      method: 'POST',
+      path: '/store/orders',
+      operationId: 'placeOrder',
+      bodyMediaTypes: ['application/json'],
+      idempotent: true,
+      handle: placeOrder,
+    },
+    {
+      method: 'GET',
+      path: '/store/orders/{orderId}',
+      operationId: 'getOrder',
+      handle: (input) => ({ status: 200, body: findOrder(orderIdOf(input)).json }),
+    },
+    {
+      method: 'PATCH',
+      path: '/store/orders/{orderId}',
+      operationId: 'updateOrder',
       bodyMediaTypes: ['application/json', 'application/merge-patch+json'],
       handle: (input) => {
         // Input first (400), then the operation (404, 409): CONTRACT.md section 1.
@@ -99,6 +132,11 @@ export function orderOperations(context: OrderOperationsContext): Operation[] {
         return moveOrder(findOrder(id), status);
       },
     },
-    { method: 'DELETE', path: '/store/orders/{orderId}', operationId: 'cancelOrder', handle: (input) => moveOrder(findOrder(orderIdOf(input)), 'cancelled') },
+    {
+      method: 'DELETE',
+      path: '/store/orders/{orderId}',
+      operationId: 'cancelOrder',
+      handle: (input) => moveOrder(findOrder(orderIdOf(input)), 'cancelled'),
+    },
   ];
 }

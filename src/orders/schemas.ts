@@ -5,7 +5,9 @@ import { MAX_ID } from '../pets/schemas.js';
 
 export const ORDER_STATUSES = ['placed', 'delivered', 'cancelled'] as const;
 
-export const OrderStatus = Type.Enum(ORDER_STATUSES, { description: 'State of an order: placed, then delivered or cancelled.' });
+export const OrderStatus = Type.Enum(ORDER_STATUSES, {
+  description: 'State of an order: placed, then delivered or cancelled.',
+});
 export type OrderStatus = Type.Static<typeof OrderStatus>;
 
 const Id = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description });
@@ -31,12 +33,17 @@ export type NewOrder = Type.Static<typeof NewOrder>;
 
 export const OrderUpdate = Type.Object(
   { status: OrderStatus },
-  { additionalProperties: false, description: 'Moves a placed order on: to delivered (the animal is sold) or cancelled (it is available again).' },
+  {
+    additionalProperties: false,
+    description: 'Moves a placed order on: to delivered (the animal is sold) or cancelled (it is available again).',
+  },
 );
 export type OrderUpdate = Type.Static<typeof OrderUpdate>;
 
 export const ListOrdersQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned.' }),
+  ),
   status: Type.Optional(OrderStatus),
   // Any text: one this service did not issue (empty, too long, forged) is refused as invalid_cursor when read.
   cursor: Type.Optional(Type.String({ description: 'Opaque cursor from the `Link` header of the previous page.' })),

@@ -5,7 +5,7 @@ import { createListQueryParser } from '../http/list-query.js';
 import type { Answer, Deprecation, Operation, OperationInput } from '../http/operation.js';
 import { parseIdParameter } from '../http/request-target.js';
 import { runIdempotent } from '../idempotency/run-idempotent.js';
-import { listAnswer, type CursorCodec } from '../paging.js';
+import { type CursorCodec, listAnswer } from '../paging.js';
 import type { StoreState } from '../state/store-state.js';
 import { storedPet } from './pet-store.js';
 import { ListPetsQuery } from './schemas.js';
@@ -51,7 +51,20 @@ export function petOperations(context: PetOperationsContext): Operation[] {
 
   return [
     { method: 'GET', path: '/pets', operationId: 'listPets', handle: listPets },
-    { method: 'POST', path: '/pets', operationId: 'createPet', bodyMediaTypes: ['application/json'], idempotent: true, handle: createPet },
-    { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecation: context.getPetDeprecation, handle: getPet },
+    {
+      method: 'POST',
+      path: '/pets',
+      operationId: 'createPet',
+      bodyMediaTypes: ['application/json'],
+      idempotent: true,
+      handle: createPet,
+    },
+    {
+      method: 'GET',
+      path: '/pets/{petId}',
+      operationId: 'getPet',
+      deprecation: context.getPetDeprecation,
+      handle: getPet,
+    },
   ];
 }

@@ -14,7 +14,11 @@ export interface StoredPet {
 
 /** Builds a stored pet, its JSON in the key order of CONTRACT.md section 3: id, name, categoryId, status. */
 export function storedPet(id: number, name: string, categoryId: number, status: PetStatus): StoredPet {
-  return { id, status, json: `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"${status}"}` };
+  return {
+    id,
+    status,
+    json: `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"${status}"}`,
+  };
 }
 
 /** The same pet in another status (orders move pets between states): only the final member changes. */

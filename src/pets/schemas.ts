@@ -19,7 +19,7 @@ const Name = Type.String({
   maxLength: MAX_NAME_CODE_POINTS,
   // At least one character that trim() keeps: ECMAScript's \s is exactly the set trim() removes.
   pattern: '\\S',
-  description: 'The animal\'s name: 1 to 200 Unicode code points, not all white space, stored exactly as sent.',
+  description: "The animal's name: 1 to 200 Unicode code points, not all white space, stored exactly as sent.",
 });
 
 const CategoryId = Type.Integer({
@@ -41,7 +41,12 @@ export type NewPet = Type.Static<typeof NewPet>;
 
 export const Pet = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Unique identifier assigned by the service.' }),
+    id: Type.Integer({
+      minimum: 1,
+      maximum: MAX_ID,
+      format: 'int64',
+      description: 'Unique identifier assigned by the service.',
+    }),
     name: Name,
     categoryId: CategoryId,
     status: PetStatus,
@@ -54,7 +59,9 @@ export const Pets = Type.Array(Pet, { description: 'A page of animals, in ascend
 
 /** The query of `GET /pets`, after its strings were turned into values (see validate.ts). */
 export const ListPetsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned.' }),
+  ),
   status: Type.Optional(PetStatus),
   // Any text: one this service did not issue (empty, too long, forged) is refused as invalid_cursor when read.
   cursor: Type.Optional(Type.String({ description: 'Opaque cursor from the `Link` header of the previous page.' })),
@@ -62,4 +69,9 @@ export const ListPetsQuery = Type.Object({
 export type ListPetsQuery = Type.Static<typeof ListPetsQuery>;
 
 /** The path parameter `petId`, as a number (its text form is checked in validate.ts). */
-export const PetId = Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Identifier of the animal.' });
+export const PetId = Type.Integer({
+  minimum: 1,
+  maximum: MAX_ID,
+  format: 'int64',
+  description: 'Identifier of the animal.',
+});

@@ -5,9 +5,9 @@
 // An order and its pet's status change, and a change and its Idempotency-Key answer, share one record,
 // so after a crash either both happened or neither did (issue 5). Decoding is a pure function.
 import type { IdempotencyEntry } from '../idempotency/idempotency-store.js';
-import { storedOrder, type StoredOrder } from '../orders/order-book.js';
+import { type StoredOrder, storedOrder } from '../orders/order-book.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/schemas.js';
-import { storedPet, type StoredPet } from '../pets/pet-store.js';
+import { type StoredPet, storedPet } from '../pets/pet-store.js';
 import { PET_STATUSES, type PetStatus } from '../pets/schemas.js';
 
 /** What a change remembers for its Idempotency-Key; the answer's body is the created item's JSON. */
@@ -19,7 +19,14 @@ export type Change =
   | { op: 'idem'; entry: IdempotencyEntry };
 
 function tagJson(tag: IdempotencyTag): string {
-  return JSON.stringify({ scope: tag.scope, key: tag.key, fingerprint: tag.fingerprint, status: tag.status, location: tag.location, expiresAtMs: tag.expiresAtMs });
+  return JSON.stringify({
+    scope: tag.scope,
+    key: tag.key,
+    fingerprint: tag.fingerprint,
+    status: tag.status,
+    location: tag.location,
+    expiresAtMs: tag.expiresAtMs,
+  });
 }
 
 /** The record text of a change; pets and orders bring their ready JSON. */
@@ -37,27 +44,37 @@ export function encodeChange(change: Change): string {
 type Json = Record<string, unknown>;
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function decodePet(value: unknown): StoredPet | undefined {
   if (!isObject(value)) return undefined;
   const { id, name, categoryId, status } = value;
-  if (!isId(id) || typeof name !== 'string' || !isId(categoryId) || !PET_STATUSES.includes(status as PetStatus)) return undefined;
+  if (!isId(id) || typeof name !== 'string' || !isId(categoryId) || !PET_STATUSES.includes(status as PetStatus))
+    return undefined;
   return storedPet(id, name, categoryId, status as PetStatus);
 }
 
 function decodeOrder(value: unknown): StoredOrder | undefined {
   if (!isObject(value)) return undefined;
   const { id, petId, status, createdAt } = value;
-  if (!isId(id) || !isId(petId) || !ORDER_STATUSES.includes(status as OrderStatus) || typeof createdAt !== 'string') return undefined;
+  if (!isId(id) || !isId(petId) || !ORDER_STATUSES.includes(status as OrderStatus) || typeof createdAt !== 'string')
+    return undefined;
   return storedOrder(id, petId, status as OrderStatus, createdAt);
 }
 
 function decodeTag(value: unknown): IdempotencyTag | undefined {
   if (!isObject(value)) return undefined;
   const { scope, key, fingerprint, status, location, expiresAtMs } = value;
-  if (typeof scope !== 'string' || typeof key !== 'string' || typeof fingerprint !== 'string' || !isId(status)
-    || typeof location !== 'string' || !Number.isSafeInteger(expiresAtMs)) return undefined;
+  if (
+    typeof scope !== 'string' ||
+    typeof key !== 'string' ||
+    typeof fingerprint !== 'string' ||
+    !isId(status) ||
+    typeof location !== 'string' ||
+    !Number.isSafeInteger(expiresAtMs)
+  )
+    return undefined;
   return { scope, key, fingerprint, status, location, expiresAtMs: expiresAtMs as number };
 }
 
@@ -74,7 +91,10 @@ function decodePlainPet(payload: string): Change | undefined {
     const comma = payload.indexOf(',', PET_RECORD_PREFIX.length);
     const id = Number(payload.slice(PET_RECORD_PREFIX.length, comma));
     if (!isId(id)) return undefined;
-    return { op: 'pet', pet: { id, status, json: payload.slice(PET_RECORD_PREFIX.length - '{"id":'.length, payload.length - 1) } };
+    return {
+      op: 'pet',
+      pet: { id, status, json: payload.slice(PET_RECORD_PREFIX.length - '{"id":'.length, payload.length - 1) },
+    };
   }
   return undefined;
 }

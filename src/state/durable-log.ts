@@ -13,25 +13,38 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  * once at least `compactMinRecords` records of the log are superseded (old order and pet states,
  * expired Idempotency-Key answers) and they are a third of it or more, it is compacted in the background.
  */
-export function durableLog(journal: Journal, stateOf: () => StoreState, compactMinRecords: number, log: (line: string) => void): ChangeLog {
+export function durableLog(
+  journal: Journal,
+  stateOf: () => StoreState,
+  compactMinRecords: number,
+  log: (line: string) => void,
+): ChangeLog {
   let compacting = false;
   const compactIfWorthIt = (): void => {
     const { records } = journal.stats;
     const superseded = records - stateOf().liveRecords;
     if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
     compacting = true;
-    journal.compact(() => stateOf().snapshot())
+    journal
+      .compact(() => stateOf().snapshot())
       .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
-      .finally(() => { compacting = false; });
+      .finally(() => {
+        compacting = false;
+      });
   };
   return {
-    append: (payload) => journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
-      if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
-      const code = (error as Error & { code?: string }).code ?? 'EIO';
-      throw new ApiError('unavailable', `The store cannot save changes right now (${code}); reads still work, retry later`, undefined, {
-        'retry-after': String(STORAGE_RETRY_AFTER_SECONDS),
-      });
-    }),
+    append: (payload) =>
+      journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
+        if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
+        const code = (error as Error & { code?: string }).code ?? 'EIO';
+        throw new ApiError(
+          'unavailable',
+          `The store cannot save changes right now (${code}); reads still work, retry later`,
+          undefined,
+          {
+            'retry-after': String(STORAGE_RETRY_AFTER_SECONDS),
+          },
+        );
+      }),
   };
 }
-

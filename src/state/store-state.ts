@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import { OrderBook } from '../orders/order-book.js';
 import { PetStore } from '../pets/pet-store.js';
-import { encodeChange, type Change } from './changes.js';
+import { type Change, encodeChange } from './changes.js';
 
 /** Where changes are made durable before they are applied; resolves once the change is safe. */
 export interface ChangeLog {

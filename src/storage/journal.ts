@@ -6,7 +6,7 @@
 //   turns read-only, reopens the file and verifies it before it takes writes again.
 // Compaction rewrites the log beside it and renames it into place while appends go on.
 
-import { StorageUnavailableError, errorCode, unavailable } from './errors.js';
+import { errorCode, StorageUnavailableError, unavailable } from './errors.js';
 import { encodeRecord } from './log-format.js';
 import { TempLog } from './log-rewrite.js';
 import { reopenVerified } from './reopen-log.js';
@@ -127,11 +127,16 @@ export class Journal {
   }
 
   #refusal(): StorageUnavailableError {
-    if (this.#closing !== null) return new StorageUnavailableError('ECLOSED', `The journal ${this.#config.path} is closed.`);
+    if (this.#closing !== null)
+      return new StorageUnavailableError('ECLOSED', `The journal ${this.#config.path} is closed.`);
     const code = this.#failure?.code ?? 'EIO';
-    return new StorageUnavailableError(code, `The journal ${this.#config.path} is read-only after a failed fsync (${code}).`, {
-      cause: this.#failure,
-    });
+    return new StorageUnavailableError(
+      code,
+      `The journal ${this.#config.path} is read-only after a failed fsync (${code}).`,
+      {
+        cause: this.#failure,
+      },
+    );
   }
 
   #kick(): void {
@@ -139,7 +144,9 @@ export class Journal {
     // #flush settles every append itself; this only keeps a bug from becoming an unhandled rejection.
     this.#worker = this.#work().catch((error: unknown) => {
       this.#turnReadOnly(unavailable(error, `write to ${this.#config.path}`));
-      this.#config.warn(`${this.#config.path}: the writer failed unexpectedly (${String(error)}); storage is read-only.`);
+      this.#config.warn(
+        `${this.#config.path}: the writer failed unexpectedly (${String(error)}); storage is read-only.`,
+      );
     });
   }
 
@@ -165,7 +172,7 @@ export class Journal {
   async #flush(file: StorageFile, batch: Pending[]): Promise<void> {
     let data: Buffer;
     try {
-      data = Buffer.from(batch.length === 1 ? batch[0]!.line : batch.map((p) => p.line).join(''));
+      data = Buffer.from(batch.length === 1 ? (batch[0] as Pending).line : batch.map((p) => p.line).join(''));
       await writeAll(file, data);
     } catch (error) {
       // The batch is refused only once its bytes are cut off, so that a 503 never names a record a
@@ -232,13 +239,21 @@ export class Journal {
     await old?.close().catch(() => {});
     if (this.#closing !== null) return;
     try {
-      this.#file = await reopenVerified(this.#config.fs, this.#config.dir, this.#config.path, this.#bytes, this.#records);
+      this.#file = await reopenVerified(
+        this.#config.fs,
+        this.#config.dir,
+        this.#config.path,
+        this.#bytes,
+        this.#records,
+      );
       this.#failure = null;
       this.#unsynced = false;
       this.#config.warn(`${this.#config.path}: reopened and verified the log after a failed write; writes resume.`);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.#config.warn(`${this.#config.path}: the log could not be verified after a failed write (${reason}); storage stays read-only until restarted.`);
+      this.#config.warn(
+        `${this.#config.path}: the log could not be verified after a failed write (${reason}); storage stays read-only until restarted.`,
+      );
     }
   }
 
@@ -260,10 +275,10 @@ export class Journal {
       temp = await TempLog.create(this.#config.fs, this.#config.tempPath, payloads, () => this.#assertWritable());
       let copied = 0;
       // Copy what was flushed meanwhile once without pausing, so that the pause below stays short.
-      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied]!);
+      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied] as Buffer);
       await this.#pauseWriter();
       this.#assertWritable();
-      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied]!);
+      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied] as Buffer);
       await temp.commit();
       this.#assertWritable();
       await this.#config.fs.rename(this.#config.tempPath, this.#config.path);
@@ -326,8 +341,14 @@ export class Journal {
       } catch (error) {
         this.#config.warn(`${this.#config.path}: the last writes could not be fsynced at close: ${String(error)}`);
       }
-      await file.close().catch((error: unknown) => this.#config.warn(`${this.#config.path}: close failed: ${String(error)}`));
+      await file
+        .close()
+        .catch((error: unknown) => this.#config.warn(`${this.#config.path}: close failed: ${String(error)}`));
     }
-    await this.#config.releaseLock().catch((error: unknown) => this.#config.warn(`${this.#config.dir}: the lock could not be released: ${String(error)}`));
+    await this.#config
+      .releaseLock()
+      .catch((error: unknown) =>
+        this.#config.warn(`${this.#config.dir}: the lock could not be released: ${String(error)}`),
+      );
   }
 }

@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { DataDirLockedError, errorCode } from './errors.js';
 import { nodeFs } from './node-fs.js';
-import type { StorageFs } from './storage-fs.js';
+import type { StorageFile, StorageFs } from './storage-fs.js';
 import { writeAll } from './storage-fs.js';
 import { defaultWarn } from './warn.js';
 
@@ -39,9 +39,16 @@ export async function acquireLock(
   const key = resolve(dir);
   const path = join(dir, LOCK_FILE);
   let held = heldByThisProcess.get(fs);
-  if (held === undefined) heldByThisProcess.set(fs, (held = new Set()));
+  if (held === undefined) {
+    held = new Set();
+    heldByThisProcess.set(fs, held);
+  }
   if (held.has(key)) {
-    throw new DataDirLockedError(dir, process.pid, `The data directory ${dir} is already open in this process (pid ${process.pid}).`);
+    throw new DataDirLockedError(
+      dir,
+      process.pid,
+      `The data directory ${dir} is already open in this process (pid ${process.pid}).`,
+    );
   }
   if (!(await tryCreate(fs, path))) {
     assertStale(dir, path, await readOwner(fs, path));
@@ -80,18 +87,33 @@ async function takeOver(dir: string, path: string, fs: StorageFs, warn: (message
   for (let attempt = 0; !(await tryCreate(fs, takeoverPath)); attempt += 1) {
     const taker = await readOwner(fs, takeoverPath);
     if (taker !== undefined && taker !== process.pid && isProcessAlive(taker)) {
-      throw new DataDirLockedError(dir, taker, `Another process (pid ${taker}) is taking over the data directory ${dir}; use another directory, or stop it first.`);
+      throw new DataDirLockedError(
+        dir,
+        taker,
+        `Another process (pid ${taker}) is taking over the data directory ${dir}; use another directory, or stop it first.`,
+      );
     }
-    if (attempt > 0) throw new DataDirLockedError(dir, taker ?? 0, `Could not take over the stale lock of ${dir}; remove ${takeoverPath} and ${path} if no animal-store runs on it.`);
+    if (attempt > 0)
+      throw new DataDirLockedError(
+        dir,
+        taker ?? 0,
+        `Could not take over the stale lock of ${dir}; remove ${takeoverPath} and ${path} if no animal-store runs on it.`,
+      );
     await unlinkIfThere(fs, takeoverPath);
   }
   try {
     const pid = await readOwner(fs, path);
     assertStale(dir, path, pid);
-    warn(`${path}: taking over a stale lock left by ${pid === undefined ? 'an unknown process' : `pid ${pid}, which is no longer running`}.`);
+    warn(
+      `${path}: taking over a stale lock left by ${pid === undefined ? 'an unknown process' : `pid ${pid}, which is no longer running`}.`,
+    );
     await unlinkIfThere(fs, path);
     if (!(await tryCreate(fs, path))) {
-      throw new DataDirLockedError(dir, pid ?? 0, `Another process took the data directory ${dir} while this one was starting.`);
+      throw new DataDirLockedError(
+        dir,
+        pid ?? 0,
+        `Another process took the data directory ${dir} while this one was starting.`,
+      );
     }
   } finally {
     await unlinkIfThere(fs, takeoverPath);
@@ -106,7 +128,7 @@ async function unlinkIfThere(fs: StorageFs, path: string): Promise<void> {
 
 /** Creates the lock file holding our pid; false if it exists. */
 async function tryCreate(fs: StorageFs, path: string): Promise<boolean> {
-  let file;
+  let file: StorageFile;
   try {
     file = await fs.open(path, 'wx');
   } catch (error) {

@@ -40,7 +40,7 @@ export function parseRecord(buffer: Uint8Array, start: number, end: number): Par
   let i = start;
   let length = 0;
   while (i < end && i - start <= MAX_LENGTH_DIGITS) {
-    const byte = buffer[i]!;
+    const byte = buffer[i] as number;
     if (byte < DIGIT_0 || byte > DIGIT_9) break;
     length = length * 10 + (byte - DIGIT_0);
     i += 1;
@@ -53,7 +53,7 @@ export function parseRecord(buffer: Uint8Array, start: number, end: number): Par
   let crc = 0;
   for (const stop = i + CRC_HEX_DIGITS; i < stop; i += 1) {
     if (i >= end) return 'the record header is cut short';
-    const byte = buffer[i]!;
+    const byte = buffer[i] as number;
     let nibble: number;
     if (byte >= DIGIT_0 && byte <= DIGIT_9) nibble = byte - DIGIT_0;
     else if (byte >= LOWER_A && byte <= LOWER_F) nibble = byte - LOWER_A + 10;

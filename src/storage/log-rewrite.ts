@@ -24,7 +24,12 @@ export class TempLog {
   }
 
   /** Creates (or empties) `path` and writes the records of `payloads`, calling `checkpoint` between chunks (it may throw to stop). */
-  static async create(fs: StorageFs, path: string, payloads: readonly string[], checkpoint: () => void): Promise<TempLog> {
+  static async create(
+    fs: StorageFs,
+    path: string,
+    payloads: readonly string[],
+    checkpoint: () => void,
+  ): Promise<TempLog> {
     const temp = new TempLog(fs, path, await fs.open(path, 'w'));
     try {
       let chunk: string[] = [];

@@ -4,7 +4,18 @@
 import type { StorageFile } from './storage-fs.js';
 
 /** A file-system call that faults can target. */
-export type FsOp = 'open' | 'write' | 'datasync' | 'sync' | 'truncate' | 'close' | 'readFile' | 'rename' | 'unlink' | 'mkdir' | 'syncDir';
+export type FsOp =
+  | 'open'
+  | 'write'
+  | 'datasync'
+  | 'sync'
+  | 'truncate'
+  | 'close'
+  | 'readFile'
+  | 'rename'
+  | 'unlink'
+  | 'mkdir'
+  | 'syncDir';
 
 /** What an open file needs from its disk. */
 export interface MemoryDisk {

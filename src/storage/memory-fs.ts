@@ -7,8 +7,8 @@
 // Directories themselves are taken as durable once made.
 
 import { dirname, normalize } from 'node:path';
-import { Inode, MemoryFile, fsError } from './memory-file.js';
 import type { FsOp, MemoryDisk } from './memory-file.js';
+import { fsError, Inode, MemoryFile } from './memory-file.js';
 import type { OpenFlags, StorageFile, StorageFs } from './storage-fs.js';
 
 export type { FsOp } from './memory-file.js';
@@ -84,7 +84,9 @@ export class MemoryFs implements StorageFs, MemoryDisk {
   /** The names of the files directly in `dir`, as they stand now. */
   list(dir: string): string[] {
     const key = normalize(dir);
-    return [...this.#entries.keys()].filter((p) => dirname(p) === key).map((p) => p.slice(key.length).replace(/^[/\\]/, ''));
+    return [...this.#entries.keys()]
+      .filter((p) => dirname(p) === key)
+      .map((p) => p.slice(key.length).replace(/^[/\\]/, ''));
   }
 
   /**

@@ -1,9 +1,9 @@
 // The real file-system seam, on node:fs/promises.
 
 import { existsSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { FileHandle } from 'node:fs/promises';
 import type { OpenFlags, StorageFile, StorageFs } from './storage-fs.js';
 
 const FILE_MODE = 0o600;

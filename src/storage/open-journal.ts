@@ -8,7 +8,7 @@ import type { Durability } from './journal.js';
 import { Journal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { nodeFs } from './node-fs.js';
-import { replayRecords, type RecordVisitor } from './replay.js';
+import { type RecordVisitor, replayRecords } from './replay.js';
 import type { StorageFs } from './storage-fs.js';
 import { defaultWarn } from './warn.js';
 
@@ -58,8 +58,10 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
   if (typeof fileName !== 'string' || fileName.length === 0 || basename(fileName) !== fileName || fileName === '..') {
     throw new TypeError('options.fileName must be a plain file name');
   }
-  if (!DURABILITIES.includes(durability)) throw new TypeError(`options.durability must be one of ${DURABILITIES.join(', ')}`);
-  if (!Number.isFinite(intervalMs) || intervalMs <= 0) throw new TypeError('options.intervalMs must be a positive number');
+  if (!DURABILITIES.includes(durability))
+    throw new TypeError(`options.durability must be one of ${DURABILITIES.join(', ')}`);
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0)
+    throw new TypeError('options.intervalMs must be a positive number');
   const fs = options.fs ?? nodeFs;
   const warn = options.warn ?? defaultWarn;
   const path = join(dir, fileName);
@@ -68,7 +70,8 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
   await fs.mkdir(dir, DATA_DIR_MODE);
   const releaseLock = await acquireLock(dir, fs, warn);
   try {
-    if (await removeIfPresent(fs, tempPath)) warn(`${tempPath}: removed the leftover of a compaction that did not finish.`);
+    if (await removeIfPresent(fs, tempPath))
+      warn(`${tempPath}: removed the leftover of a compaction that did not finish.`);
     let content: Buffer;
     let created = false;
     try {
@@ -79,9 +82,14 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
       created = true;
     }
     const payloads: string[] = [];
-    const found = replayRecords(content, path, options.onRecord ?? ((bytes, start, end) => {
-      payloads.push(bytes.toString('utf8', start, end));
-    }));
+    const found = replayRecords(
+      content,
+      path,
+      options.onRecord ??
+        ((bytes, start, end) => {
+          payloads.push(bytes.toString('utf8', start, end));
+        }),
+    );
     const file = await fs.open(path, 'a');
     try {
       if (found.tornTail !== undefined) {

@@ -6,7 +6,13 @@ import { replay } from './replay.js';
 import type { StorageFile, StorageFs } from './storage-fs.js';
 
 /** Opens `path` for append and checks it holds `records` intact records in its first `bytes` bytes; cuts anything after. */
-export async function reopenVerified(fs: StorageFs, dir: string, path: string, bytes: number, records: number): Promise<StorageFile> {
+export async function reopenVerified(
+  fs: StorageFs,
+  dir: string,
+  path: string,
+  bytes: number,
+  records: number,
+): Promise<StorageFile> {
   const file = await fs.open(path, 'a');
   try {
     const content = await fs.readFile(path);

@@ -32,7 +32,11 @@ export type RecordVisitor = (bytes: Buffer, start: number, end: number) => void;
  * keeps only part of a record (the pet's JSON) makes no string of the rest, which at a million records
  * is most of start-up's garbage. An error thrown by `visit` stops the replay.
  */
-export function replayRecords(buffer: Uint8Array, fileName: string, visit: RecordVisitor): { records: number; validBytes: number; tornTail?: { offset: number; text: string } } {
+export function replayRecords(
+  buffer: Uint8Array,
+  fileName: string,
+  visit: RecordVisitor,
+): { records: number; validBytes: number; tornTail?: { offset: number; text: string } } {
   const bytes = buffer instanceof Buffer ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   let offset = 0;
   let line = 1;
@@ -52,6 +56,10 @@ export function replayRecords(buffer: Uint8Array, fileName: string, visit: Recor
   return { records: line - 1, validBytes: offset };
 }
 
-function torn(bytes: Buffer, records: number, offset: number): { records: number; validBytes: number; tornTail: { offset: number; text: string } } {
+function torn(
+  bytes: Buffer,
+  records: number,
+  offset: number,
+): { records: number; validBytes: number; tornTail: { offset: number; text: string } } {
   return { records, validBytes: offset, tornTail: { offset, text: bytes.toString('utf8', offset) } };
 }

@@ -28,7 +28,15 @@ test('a mistyped generated key fails its checksum; other shapes are not generate
 test('well-formed keys are 16 to 256 token characters then any "="', () => {
   assert.ok(isWellFormedKey('abcdefghijklmnop'));
   assert.ok(isWellFormedKey('abc-._~+/DEF0123=='));
-  for (const bad of ['short', 'x'.repeat(257), 'has space in the key', 'abcdefghijklmno=p', 'abcdefghijklmnop\u0001', 'ünïcödé-keys-are-out']) assert.ok(!isWellFormedKey(bad), bad);
+  for (const bad of [
+    'short',
+    'x'.repeat(257),
+    'has space in the key',
+    'abcdefghijklmno=p',
+    'abcdefghijklmnop\u0001',
+    'ünïcödé-keys-are-out',
+  ])
+    assert.ok(!isWellFormedKey(bad), bad);
 });
 
 test('keys are stored as SHA-256 hashes', () => {
@@ -39,7 +47,14 @@ test('keys are stored as SHA-256 hashes', () => {
 test('ANIMAL_STORE_KEYS takes KEY, KEY:PLAN and KEY:enterprise:PER_MINUTE:PER_DAY', () => {
   const specs = parseKeysVariable('aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb:pro ,cccccccccccccccc:enterprise:5000:2000000,');
   const keys = keysFromSpecs(specs, 'ANIMAL_STORE_KEYS');
-  assert.deepEqual(keys.map((key) => [key.plan, key.perMinute, key.perDay]), [['free', 60, 1000], ['pro', 300, 10000], ['enterprise', 5000, 2000000]]);
+  assert.deepEqual(
+    keys.map((key) => [key.plan, key.perMinute, key.perDay]),
+    [
+      ['free', 60, 1000],
+      ['pro', 300, 10000],
+      ['enterprise', 5000, 2000000],
+    ],
+  );
   assert.equal(keys[1]?.hash, hashKey('bbbbbbbbbbbbbbbb'));
 });
 
@@ -53,7 +68,11 @@ test('a bad ANIMAL_STORE_KEYS entry is a TypeError naming it', () => {
     ['aaaaaaaaaaaaaaaa:pro:10:10', /enterprise plan only/],
     ['aaaaaaaaaaaaaaaa:enterprise:1:2:3', /too many ":"/],
   ] as const) {
-    assert.throws(() => keysFromSpecs(parseKeysVariable(text), 'ANIMAL_STORE_KEYS'), (error: unknown) => error instanceof TypeError && pattern.test(error.message), text);
+    assert.throws(
+      () => keysFromSpecs(parseKeysVariable(text), 'ANIMAL_STORE_KEYS'),
+      (error: unknown) => error instanceof TypeError && pattern.test(error.message),
+      text,
+    );
   }
 });
 

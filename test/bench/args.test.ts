@@ -18,8 +18,27 @@ test('no options: list for 10 s over 10 connections against a local service', ()
 
 test('every option, long and short', () => {
   const options = parseBenchArgs([
-    '--url', 'http://example.test:8080/v1/', '--key', 'k', '-c', '64', '-p', '4', '-a', '200', '-R', '1500.5',
-    '-s', 'get', '--json', 'out.json', '-t', '2s', '--pets', '5000', '-q',
+    '--url',
+    'http://example.test:8080/v1/',
+    '--key',
+    'k',
+    '-c',
+    '64',
+    '-p',
+    '4',
+    '-a',
+    '200',
+    '-R',
+    '1500.5',
+    '-s',
+    'get',
+    '--json',
+    'out.json',
+    '-t',
+    '2s',
+    '--pets',
+    '5000',
+    '-q',
   ]);
   assert.equal(options.url, 'http://example.test:8080/v1');
   assert.equal(options.key, 'k');
@@ -40,7 +59,8 @@ test('times in seconds by default, or with ms, s or m', () => {
   assert.equal(parseTimeMs('2.5', '--duration'), 2500);
   assert.equal(parseTimeMs('500ms', '--duration'), 500);
   assert.equal(parseTimeMs('1m', '--duration'), 60_000);
-  for (const bad of ['', '0', '-1', '10h', 'ten', '0.0001']) assert.throws(() => parseTimeMs(bad, '--duration'), /--duration must be a time/);
+  for (const bad of ['', '0', '-1', '10h', 'ten', '0.0001'])
+    assert.throws(() => parseTimeMs(bad, '--duration'), /--duration must be a time/);
 });
 
 test('the key may come from ANIMAL_STORE_BENCH_KEY', () => {
@@ -67,7 +87,12 @@ test('mistakes are TypeErrors that name the option', () => {
     [['--bogus'], /Unknown option/],
     [['extra'], /unexpected argument "extra"/],
   ];
-  for (const [argv, message] of cases) assert.throws(() => parseBenchArgs(argv), (error: unknown) => error instanceof TypeError && message.test(error.message), argv.join(' '));
+  for (const [argv, message] of cases)
+    assert.throws(
+      () => parseBenchArgs(argv),
+      (error: unknown) => error instanceof TypeError && message.test(error.message),
+      argv.join(' '),
+    );
 });
 
 test('unauthorized needs no key, even against a deployment', () => {
@@ -79,7 +104,10 @@ test('every example of --help is a command line the parser takes', () => {
   assert.ok(examples.length >= 5, BENCH_HELP);
   for (const line of examples) {
     // Words split at spaces; a quoted word such as "$API_KEY" stands for the key it expands to.
-    const words = line.trim().split(/ +/).map((word) => word.replace(/^"(.*)"$/, '$1'));
+    const words = line
+      .trim()
+      .split(/ +/)
+      .map((word) => word.replace(/^"(.*)"$/, '$1'));
     const prefix = words[0] === 'npm' ? ['npm', 'run', 'bench', '--'] : ['animal-store', 'bench'];
     assert.deepEqual(words.slice(0, prefix.length), prefix, line);
     assert.doesNotThrow(() => parseBenchArgs(words.slice(prefix.length)), line);

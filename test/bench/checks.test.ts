@@ -3,26 +3,36 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { createBaselineServer } from '../../bench/baseline.js';
 import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
+import { createBaselineServer } from '../../bench/baseline.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
 import { nextLink } from '../../bench/scenarios.js';
 
 const NOW_MS = 1_800_000_000_000;
 const good = {
-  'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW_MS / 1000 + 60),
-  'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400', ratelimit: '"minute";r=0;t=60', 'retry-after': '1',
+  'x-ratelimit-limit': '60',
+  'x-ratelimit-remaining': '0',
+  'x-ratelimit-reset': String(NOW_MS / 1000 + 60),
+  'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+  ratelimit: '"minute";r=0;t=60',
+  'retry-after': '1',
 };
 
 test('rate-limit headers of a 429: all present, Retry-After at least 1 and not past the reset', () => {
   assert.equal(checkRateLimitHeaders(429, good, NOW_MS), undefined);
-  assert.equal(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '59', 'retry-after': undefined }, NOW_MS), undefined);
+  assert.equal(
+    checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '59', 'retry-after': undefined }, NOW_MS),
+    undefined,
+  );
   assert.match(checkRateLimitHeaders(500, good, NOW_MS) ?? '', /expected 200 or 429/);
   assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': undefined }, NOW_MS) ?? '', /Retry-After missing/);
   assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': '0' }, NOW_MS) ?? '', /Retry-After/);
   assert.match(checkRateLimitHeaders(429, { ...good, 'retry-after': '3600' }, NOW_MS) ?? '', /past X-RateLimit-Reset/);
-  assert.match(checkRateLimitHeaders(429, { ...good, 'x-ratelimit-remaining': '3' }, NOW_MS) ?? '', /Remaining is not 0/);
+  assert.match(
+    checkRateLimitHeaders(429, { ...good, 'x-ratelimit-remaining': '3' }, NOW_MS) ?? '',
+    /Remaining is not 0/,
+  );
   assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-limit': 'x' }, NOW_MS) ?? '', /Limit/);
   assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-remaining': '61' }, NOW_MS) ?? '', /Remaining/);
   assert.match(checkRateLimitHeaders(200, { ...good, 'x-ratelimit-reset': '5' }, NOW_MS) ?? '', /Reset/);
@@ -36,7 +46,13 @@ test('per-second stats leave out a partial last second', () => {
 });
 
 test('tables and sizes print as autocannon prints them', () => {
-  assert.equal(drawTable([['Stat', 'Avg'], ['Req/Sec', '12']]), '┌─────────┬─────┐\n│ Stat    │ Avg │\n├─────────┼─────┤\n│ Req/Sec │ 12  │\n└─────────┴─────┘');
+  assert.equal(
+    drawTable([
+      ['Stat', 'Avg'],
+      ['Req/Sec', '12'],
+    ]),
+    '┌─────────┬─────┐\n│ Stat    │ Avg │\n├─────────┼─────┤\n│ Req/Sec │ 12  │\n└─────────┴─────┘',
+  );
   assert.equal(formatBytes(999), '999 B');
   assert.equal(formatBytes(12_345_678), '12.3 MB');
 });
@@ -48,7 +64,16 @@ test('the next page is read from Link rel="next"', () => {
 });
 
 test('the baseline answers every request with the recorded bytes', async () => {
-  const server = createBaselineServer({ status: 201, headers: [['content-type', 'application/json'], ['x-a', '1'], ['x-a', '2'], ['date', 'old']], body: '{"id":1}' });
+  const server = createBaselineServer({
+    status: 201,
+    headers: [
+      ['content-type', 'application/json'],
+      ['x-a', '1'],
+      ['x-a', '2'],
+      ['date', 'old'],
+    ],
+    body: '{"id":1}',
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
@@ -62,14 +87,22 @@ test('the baseline answers every request with the recorded bytes', async () => {
   }
 });
 
-test('the admission path is timed per request, and a process\'s CPU time is read from /proc', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
-  const nanoseconds = admissionNanoseconds(1, 2000);
-  assert.ok(Number.isFinite(nanoseconds) && nanoseconds > 0, String(nanoseconds));
-  const before = processCpuMs(process.pid) as number;
-  // Spends 50 ms of CPU time (not wall time: the machine may be busy).
-  const start = process.cpuUsage();
-  while (process.cpuUsage(start).user < 50_000) { /* spend CPU time */ }
-  const after = processCpuMs(process.pid) as number;
-  assert.ok(after >= before + 20, `${before} -> ${after} ms`);
-  assert.equal(processCpuMs(2 ** 30), undefined);
-});
+test(
+  "the admission path is timed per request, and a process's CPU time is read from /proc",
+  {
+    skip: process.platform !== 'linux' && 'reads /proc',
+  },
+  () => {
+    const nanoseconds = admissionNanoseconds(1, 2000);
+    assert.ok(Number.isFinite(nanoseconds) && nanoseconds > 0, String(nanoseconds));
+    const before = processCpuMs(process.pid) as number;
+    // Spends 50 ms of CPU time (not wall time: the machine may be busy).
+    const start = process.cpuUsage();
+    while (process.cpuUsage(start).user < 50_000) {
+      /* spend CPU time */
+    }
+    const after = processCpuMs(process.pid) as number;
+    assert.ok(after >= before + 20, `${before} -> ${after} ms`);
+    assert.equal(processCpuMs(2 ** 30), undefined);
+  },
+);

@@ -22,7 +22,9 @@ export interface FakeApi {
  * Starts the server on 127.0.0.1:0. `delayMs` is asked, for the request numbered `requestNumber`
  * (from 1, in arrival order) arriving at `nowMs` (performance.now()), how long to hold its answer.
  */
-export async function startFakeApi(delayMs: (requestNumber: number, nowMs: number) => number = () => 0): Promise<FakeApi> {
+export async function startFakeApi(
+  delayMs: (requestNumber: number, nowMs: number) => number = () => 0,
+): Promise<FakeApi> {
   let requests = 0;
   let connections = 0;
   let maxInFlight = 0;
@@ -41,7 +43,9 @@ export async function startFakeApi(delayMs: (requestNumber: number, nowMs: numbe
     if (wait > 0) setTimeout(answer, wait);
     else answer();
   });
-  server.on('connection', () => { connections += 1; });
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -49,9 +53,10 @@ export async function startFakeApi(delayMs: (requestNumber: number, nowMs: numbe
     requests: () => requests,
     connections: () => connections,
     maxInFlightPerConnection: () => maxInFlight,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error === undefined ? resolve() : reject(error)));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
   };
 }

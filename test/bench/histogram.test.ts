@@ -33,7 +33,8 @@ test('percentiles of 1..10,000 ms are within 1 % of the exact ones', () => {
   const histogram = new Histogram();
   for (let ms = 1; ms <= 10_000; ms++) histogram.recordMs(ms);
   const summary = histogram.summary();
-  const near = (actual: number, expected: number): void => assert.ok(Math.abs(actual - expected) <= expected / 100, `${actual} ≈ ${expected}`);
+  const near = (actual: number, expected: number): void =>
+    assert.ok(Math.abs(actual - expected) <= expected / 100, `${actual} ≈ ${expected}`);
   near(summary.p50Ms, 5000);
   near(summary.p90Ms, 9000);
   near(summary.p99Ms, 9900);
@@ -55,7 +56,17 @@ test('a percentile is the value at rank ceil(p × count), and never above the la
 });
 
 test('an empty histogram reports zeros; negatives count as 0 and huge values as the maximum', () => {
-  assert.deepEqual(new Histogram().summary(), { count: 0, minMs: 0, meanMs: 0, stdevMs: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0, p99_9Ms: 0, maxMs: 0 });
+  assert.deepEqual(new Histogram().summary(), {
+    count: 0,
+    minMs: 0,
+    meanMs: 0,
+    stdevMs: 0,
+    p50Ms: 0,
+    p90Ms: 0,
+    p99Ms: 0,
+    p99_9Ms: 0,
+    maxMs: 0,
+  });
   const histogram = new Histogram();
   histogram.recordMs(-3);
   histogram.recordUs(2 ** 40);

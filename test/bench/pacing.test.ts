@@ -56,8 +56,15 @@ test('a paced run against a server that stalls counts every request due during t
   });
   try {
     const result = await runLoad({
-      origin: api.origin, connections: 4, pipelining: 1, durationMs: 600, amount: undefined, ratePerSecond: 200, timeoutMs: 5000,
-      nextRequest: () => ({ method: 'GET', path: '/v1/pets', headers: {} }), expectedStatuses: new Set([200]),
+      origin: api.origin,
+      connections: 4,
+      pipelining: 1,
+      durationMs: 600,
+      amount: undefined,
+      ratePerSecond: 200,
+      timeoutMs: 5000,
+      nextRequest: () => ({ method: 'GET', path: '/v1/pets', headers: {} }),
+      expectedStatuses: new Set([200]),
     });
     assert.equal(result.completed, 120, 'every request due within the 600 ms is sent, the late ones too');
     assert.equal(result.errors + result.timeouts + result.unexpected, 0, result.problems.join('; '));

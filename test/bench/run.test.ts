@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runBenchCommand, type BenchIo } from '../../bench/run.js';
 import type { BenchReport } from '../../bench/report.js';
+import { type BenchIo, runBenchCommand } from '../../bench/run.js';
 import { runBench } from '../../src/cli/bench.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { runCli } from '../helpers/child.js';
@@ -29,10 +29,17 @@ let seeded: TestServer;
 const seededPets: Pet[] = [];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'animal-store-bench-test-'));
-  server = await startServer({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }, { key: FREE_KEY, plan: 'free' }] });
+  server = await startServer({
+    keys: [
+      { key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 },
+      { key: FREE_KEY, plan: 'free' },
+    ],
+  });
   seeded = await startServer();
   for (let index = 0; index < SEEDED_PETS; index++) {
-    seededPets.push(await createPet(seeded, { name: `Pet ${index + 1}`, categoryId: 1 + (index % 5), status: STATUSES[index % 3] }));
+    seededPets.push(
+      await createPet(seeded, { name: `Pet ${index + 1}`, categoryId: 1 + (index % 5), status: STATUSES[index % 3] }),
+    );
   }
 });
 after(async () => {
@@ -47,7 +54,10 @@ async function totalPets(target: TestServer): Promise<number> {
 }
 
 /** Runs the bench with -q against `target` and TEST_KEY; resolves with the exit code and the report. */
-async function benchAt(target: TestServer, args: readonly string[]): Promise<{ code: number; report: BenchReport; err: string }> {
+async function benchAt(
+  target: TestServer,
+  args: readonly string[],
+): Promise<{ code: number; report: BenchReport; err: string }> {
   const io = capture();
   const code = await runBenchCommand(['--url', `${target.url}/v1`, '--key', TEST_KEY, '-q', ...args], {}, io);
   return { code, report: JSON.parse(io.out()) as BenchReport, err: io.err() };
@@ -56,13 +66,27 @@ async function benchAt(target: TestServer, args: readonly string[]): Promise<{ c
 function capture(): BenchIo & { out: () => string; err: () => string } {
   let out = '';
   let err = '';
-  return { print: (text) => { out += text; }, printErr: (text) => { err += text; }, isTty: false, out: () => out, err: () => err };
+  return {
+    print: (text) => {
+      out += text;
+    },
+    printErr: (text) => {
+      err += text;
+    },
+    isTty: false,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 test('list --amount 200 over 4 connections: 200 answers of 200, a table and the JSON file', async () => {
   const io = capture();
   const file = join(dir, 'list.json');
-  const code = await runBenchCommand(['--scenario', 'list', '--amount', '200', '--connections', '4', '--json', file], {}, io);
+  const code = await runBenchCommand(
+    ['--scenario', 'list', '--amount', '200', '--connections', '4', '--json', file],
+    {},
+    io,
+  );
   assert.equal(code, 0, io.out() + io.err());
   assert.match(io.out(), /│ Latency │/);
   assert.match(io.out(), /Status codes: 200 × 200/);
@@ -78,14 +102,42 @@ test('list --amount 200 over 4 connections: 200 answers of 200, a table and the 
   assert.equal(report.unexpected, 0);
   assert.equal(report.ok, true);
   assert.ok(report.throughput.bodyBytes > 200 * 20 * 40, 'twenty pets per answer');
-  assert.deepEqual(Object.keys(report.latency), ['count', 'minMs', 'meanMs', 'stdevMs', 'p50Ms', 'p90Ms', 'p99Ms', 'p99_9Ms', 'maxMs']);
+  assert.deepEqual(Object.keys(report.latency), [
+    'count',
+    'minMs',
+    'meanMs',
+    'stdevMs',
+    'p50Ms',
+    'p90Ms',
+    'p99Ms',
+    'p99_9Ms',
+    'maxMs',
+  ]);
   assert.equal(report.latency.count, 200);
   assert.ok(report.latency.p50Ms <= report.latency.p99Ms && report.latency.p99Ms <= report.latency.maxMs);
 });
 
 test('against a deployment (--url): missing pets are created with --pets, then fetched', async () => {
   const io = capture();
-  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', TEST_KEY, '--scenario', 'get', '--pets', '30', '--amount', '60', '-c', '3', '-q'], {}, io);
+  const code = await runBenchCommand(
+    [
+      '--url',
+      `${server.url}/v1`,
+      '--key',
+      TEST_KEY,
+      '--scenario',
+      'get',
+      '--pets',
+      '30',
+      '--amount',
+      '60',
+      '-c',
+      '3',
+      '-q',
+    ],
+    {},
+    io,
+  );
   const report = JSON.parse(io.out()) as BenchReport;
   assert.equal(code, 0, io.err());
   assert.deepEqual(report.statusCodes, { 200: 60 });
@@ -97,7 +149,11 @@ test('--pipelining 4 on one connection: requests overlap on it, and every answer
   // A stand-in server holding each answer 5 ms, so pipelined requests overlap where it can see them.
   const api = await startFakeApi(() => 5);
   const io = capture();
-  const code = await runBenchCommand(['--url', `${api.origin}/v1`, '--key', TEST_KEY, '--amount', '40', '-c', '1', '-p', '4', '-q'], {}, io).finally(() => api.close());
+  const code = await runBenchCommand(
+    ['--url', `${api.origin}/v1`, '--key', TEST_KEY, '--amount', '40', '-c', '1', '-p', '4', '-q'],
+    {},
+    io,
+  ).finally(() => api.close());
   const report = JSON.parse(io.out()) as BenchReport;
   assert.equal(code, 0, io.err());
   assert.equal(report.connections, 1);
@@ -106,7 +162,10 @@ test('--pipelining 4 on one connection: requests overlap on it, and every answer
   assert.equal(report.latency.count, 40);
   assert.equal(api.requests(), 40);
   assert.equal(api.connections(), 1);
-  assert.ok(api.maxInFlightPerConnection() > 1, `at most ${api.maxInFlightPerConnection()} request in flight on the connection`);
+  assert.ok(
+    api.maxInFlightPerConnection() > 1,
+    `at most ${api.maxInFlightPerConnection()} request in flight on the connection`,
+  );
   assert.ok(api.maxInFlightPerConnection() <= 4);
 });
 
@@ -114,8 +173,24 @@ test('--duration 300ms instead of --amount: a run of at least that long, every a
   const { code, report, err } = await benchAt(seeded, ['--duration', '300ms', '-c', '2']);
   assert.equal(code, 0, err);
   assert.deepEqual(Object.keys(report), [
-    'scenario', 'description', 'url', 'connections', 'pipelining', 'durationMs', 'startedAt', 'elapsedMs', 'requests', 'throughput',
-    'latency', 'statusCodes', 'errors', 'timeouts', 'unexpected', 'problems', 'ok', 'notes',
+    'scenario',
+    'description',
+    'url',
+    'connections',
+    'pipelining',
+    'durationMs',
+    'startedAt',
+    'elapsedMs',
+    'requests',
+    'throughput',
+    'latency',
+    'statusCodes',
+    'errors',
+    'timeouts',
+    'unexpected',
+    'problems',
+    'ok',
+    'notes',
   ]);
   assert.equal(report.durationMs, 300);
   assert.ok(report.elapsedMs >= 300 && report.elapsedMs < 5000, `elapsed ${report.elapsedMs} ms`);
@@ -153,7 +228,9 @@ test('create: every request is a 201, and the store holds that many new pets', a
     assert.equal(code, 0, err);
     assert.deepEqual(report.statusCodes, { 201: 50 });
     assert.equal(await totalPets(fresh), 50);
-    assert.deepEqual((await call(fresh, 'GET', '/v1/pets?limit=1')).json, [{ id: 1, name: 'Bench pet', categoryId: 3, status: 'available' }]);
+    assert.deepEqual((await call(fresh, 'GET', '/v1/pets?limit=1')).json, [
+      { id: 1, name: 'Bench pet', categoryId: 3, status: 'available' },
+    ]);
   } finally {
     await fresh.close();
   }
@@ -170,7 +247,11 @@ test('mixed: of 100 requests, every tenth creates a pet and the others read', as
 
 test('an answer the scenario does not expect (401 for an unknown key) fails the run with exit code 1', async () => {
   const io = capture();
-  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', 'bench-wrong-key-0123456789', '--amount', '5', '-q'], {}, io);
+  const code = await runBenchCommand(
+    ['--url', `${server.url}/v1`, '--key', 'bench-wrong-key-0123456789', '--amount', '5', '-q'],
+    {},
+    io,
+  );
   const report = JSON.parse(io.out()) as BenchReport;
   assert.equal(code, 1);
   assert.equal(report.ok, false);
@@ -183,7 +264,11 @@ test('unauthorized expects 401, then 429 once the address has spent its 30 faile
   // A service of its own: this scenario empties the failed-authentication bucket of 127.0.0.1.
   const fresh = await startServer();
   const io = capture();
-  const code = await runBenchCommand(['--url', `${fresh.url}/v1`, '--scenario', 'unauthorized', '--amount', '40', '--connections', '2', '-q'], {}, io).finally(() => fresh.close());
+  const code = await runBenchCommand(
+    ['--url', `${fresh.url}/v1`, '--scenario', 'unauthorized', '--amount', '40', '--connections', '2', '-q'],
+    {},
+    io,
+  ).finally(() => fresh.close());
   const report = JSON.parse(io.out()) as BenchReport;
   assert.equal(code, 0, io.err());
   assert.deepEqual(report.statusCodes, { 401: 30, 429: 10 });
@@ -191,8 +276,14 @@ test('unauthorized expects 401, then 429 once the address has spent its 30 faile
 
 test('over-limit: a free key gets 200s then 429s with valid headers, and recovers by honouring Retry-After', async () => {
   const io = capture();
-  const code = await runBenchCommand(['--url', `${server.url}/v1`, '--key', FREE_KEY, '--scenario', 'over-limit', '--connections', '4', '-q'], {}, io);
-  const report = JSON.parse(io.out()) as BenchReport & { notes: { limit: number; recovery: { recovered: boolean; attempts: number } } };
+  const code = await runBenchCommand(
+    ['--url', `${server.url}/v1`, '--key', FREE_KEY, '--scenario', 'over-limit', '--connections', '4', '-q'],
+    {},
+    io,
+  );
+  const report = JSON.parse(io.out()) as BenchReport & {
+    notes: { limit: number; recovery: { recovered: boolean; attempts: number } };
+  };
   assert.equal(code, 0, JSON.stringify(report.problems));
   assert.equal(report.notes.limit, 60);
   assert.equal((report.statusCodes[200] ?? 0) + (report.statusCodes[429] ?? 0), report.requests.total);
@@ -202,11 +293,16 @@ test('over-limit: a free key gets 200s then 429s with valid headers, and recover
 
 test('animal-store bench: --help prints the options and examples, a bad option is a usage error', async () => {
   let printed = '';
-  await runBench(['--help'], {}, (text) => { printed += text; });
+  await runBench(['--help'], {}, (text) => {
+    printed += text;
+  });
   assert.match(printed, /--connections N/);
   assert.match(printed, /\nExamples:\n {2}npm run bench -- --scenario /);
   assert.match(printed, /\n {2}animal-store bench --url /);
-  await assert.rejects(runBench(['--connections', 'many'], {}, () => {}), (error: unknown) => error instanceof UsageError && /--connections/.test(error.message));
+  await assert.rejects(
+    runBench(['--connections', 'many'], {}, () => {}),
+    (error: unknown) => error instanceof UsageError && /--connections/.test(error.message),
+  );
 });
 
 /** `npm run bench -- ARGS` as npm runs it (tsx bench/run.ts), from the repository root. */
@@ -216,7 +312,9 @@ function runBenchScript(args: readonly string[]): Promise<{ code: number | null;
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout })));
 }
 
@@ -224,7 +322,17 @@ test('as a process, animal-store bench and npm run bench exit with code 1 when a
   // A service of its own: the wrong key spends failed authentications of 127.0.0.1.
   const fresh = await startServer();
   try {
-    const wrongKey = ['--url', `${fresh.url}/v1`, '--key', 'bench-wrong-key-0123456789', '--scenario', 'list', '--amount', '3', '-q'];
+    const wrongKey = [
+      '--url',
+      `${fresh.url}/v1`,
+      '--key',
+      'bench-wrong-key-0123456789',
+      '--scenario',
+      'list',
+      '--amount',
+      '3',
+      '-q',
+    ];
     const cli = runCli(['bench', ...wrongKey]);
     const help = runCli(['--help']);
     const script = runBenchScript(wrongKey);

@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/child.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
 
@@ -42,7 +42,10 @@ test('a created key works on the running service without a restart, and a revoke
   assert.doesNotMatch(file, new RegExp(key), 'only the hash is stored');
 
   const withKey = { headers: { authorization: `Bearer ${key}` } };
-  await eventually(async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 200, 'the new key being accepted');
+  await eventually(
+    async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 200,
+    'the new key being accepted',
+  );
   assert.equal((await call(server, 'GET', '/v1/pets', withKey)).headers['x-ratelimit-limit'], '300');
 
   const listed = await keys('list');
@@ -52,7 +55,10 @@ test('a created key works on the running service without a restart, and a revoke
 
   const revoked = await keys('revoke', id);
   assert.equal(revoked.code, 0, revoked.err);
-  await eventually(async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 401, 'the revoked key being refused');
+  await eventually(
+    async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 401,
+    'the revoked key being refused',
+  );
   const json = JSON.parse((await keys('list', '--json')).out) as Array<{ id: string; revokedAt: string | null }>;
   assert.ok(json.find((entry) => entry.id === id)?.revokedAt);
 });
@@ -104,7 +110,10 @@ test('keys create makes a missing data directory, private to its owner', async (
     assert.equal(await child.exited, 0, child.stderr());
     assert.match(child.stdout(), /ask_[0-9A-Za-z]+/);
     const file = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8')) as { keys: { plan: string }[] };
-    assert.deepEqual(file.keys.map((key) => key.plan), ['pro']);
+    assert.deepEqual(
+      file.keys.map((key) => key.plan),
+      ['pro'],
+    );
     assert.equal((await stat(join(parent, 'nested', 'data'))).mode & 0o777, 0o700);
   } finally {
     await rm(parent, { recursive: true, force: true });
@@ -131,7 +140,11 @@ test('keys check tells an active key from a mistyped, unknown or revoked one, wi
   assert.match(cutShort.err, /has 39 characters, not 40: it was cut short/);
 
   // With -, the key comes from standard input, out of the shell history and ps.
-  const piped = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keys', 'check', '-', '--data-dir', server.dataDir as string], { cwd: ROOT, input: `${key}\n`, encoding: 'utf8' });
+  const piped = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', 'keys', 'check', '-', '--data-dir', server.dataDir as string],
+    { cwd: ROOT, input: `${key}\n`, encoding: 'utf8' },
+  );
   assert.equal(piped.status, 0, piped.stderr);
   assert.match(piped.stdout, new RegExp(`^Key ${id} \\(checked\\) is active`));
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { runCli, waitForListening, type Child } from '../helpers/child.js';
+import { type Child, runCli, waitForListening } from '../helpers/child.js';
 
 let dataDir: string;
 before(async () => {
@@ -26,7 +26,7 @@ async function getPets(apiUrl: string, key: string, address?: string): Promise<A
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (address !== undefined) headers['x-forwarded-for'] = address;
   const response = await request(`${apiUrl}/pets`, { headers });
-  const body = await response.body.json() as { code?: string } | unknown[];
+  const body = (await response.body.json()) as { code?: string } | unknown[];
   return { status: response.statusCode, code: Array.isArray(body) ? undefined : body.code, headers: response.headers };
 }
 
@@ -39,7 +39,19 @@ async function stop(child: Child): Promise<void> {
 test('--failed-auth-per-minute 2: the third request of an address after two 401s is 429, valid key included; --max-addresses 1 forgets it once another address fails', async () => {
   const key = 'limit-flags-key-0123456789';
   const child = runCli(
-    ['serve', '--port', '0', '--data-dir', join(dataDir, 'flags'), '--trust-proxy', 'true', '--failed-auth-per-minute', '2', '--max-addresses', '1'],
+    [
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      join(dataDir, 'flags'),
+      '--trust-proxy',
+      'true',
+      '--failed-auth-per-minute',
+      '2',
+      '--max-addresses',
+      '1',
+    ],
     { ANIMAL_STORE_KEYS: `${key}:pro`, ANIMAL_STORE_LOG_LEVEL: 'warn' },
   );
   try {
@@ -77,11 +89,18 @@ test('ANIMAL_STORE_REFUSALS_BEFORE_BAN=1, _BAN_MS=5000, _REFUSAL_WINDOW_MS=3000:
     assert.equal((await getPets(apiUrl, quick)).status, 200);
     // Sent together, so that even a slow machine answers both well within the 3 s window.
     const refusals = await Promise.all([getPets(apiUrl, quick), getPets(apiUrl, quick)]);
-    assert.deepEqual(refusals.map((refusal) => refusal.code), ['rate_limited', 'rate_limited'], 'the ban-starting refusal is still rate_limited');
+    assert.deepEqual(
+      refusals.map((refusal) => refusal.code),
+      ['rate_limited', 'rate_limited'],
+      'the ban-starting refusal is still rate_limited',
+    );
     const banned = await getPets(apiUrl, quick);
     assert.deepEqual([banned.status, banned.code], [429, 'temporarily_banned']);
     const retryAfter = Number(banned.headers['retry-after']);
-    assert.ok(retryAfter >= 1 && retryAfter <= 5, `Retry-After ${String(banned.headers['retry-after'])} is within the 5 s ban`);
+    assert.ok(
+      retryAfter >= 1 && retryAfter <= 5,
+      `Retry-After ${String(banned.headers['retry-after'])} is within the 5 s ban`,
+    );
 
     // Refusals further apart than the window are not counted together. (Real time: the gap can only
     // be longer than asked, which keeps them apart.)
@@ -89,7 +108,11 @@ test('ANIMAL_STORE_REFUSALS_BEFORE_BAN=1, _BAN_MS=5000, _REFUSAL_WINDOW_MS=3000:
     assert.equal((await getPets(apiUrl, slow)).code, 'rate_limited');
     await sleep(3100);
     assert.equal((await getPets(apiUrl, slow)).code, 'rate_limited');
-    assert.equal((await getPets(apiUrl, slow)).code, 'rate_limited', 'not banned: the second refusal came a window after the first, so it started no ban (this third one does)');
+    assert.equal(
+      (await getPets(apiUrl, slow)).code,
+      'rate_limited',
+      'not banned: the second refusal came a window after the first, so it started no ban (this third one does)',
+    );
   } finally {
     await stop(child);
   }

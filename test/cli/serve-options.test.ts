@@ -2,15 +2,33 @@
 // process: the rate limiter's five (CONTRACT.md §5, "configurable") go into the `limits` option.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { serveOptions, SERVE_HELP } from '../../src/cli/serve.js';
+import { SERVE_HELP, serveOptions } from '../../src/cli/serve.js';
 import { SETTINGS } from '../../src/config.js';
 import { resolveLimiterOptions } from '../../src/limits/index.js';
 
 test('the limiter flags set the fields of the limits option', () => {
-  const options = serveOptions([
-    '--refusals-before-ban', '5', '--refusal-window-ms', '2000', '--ban-ms', '30000', '--failed-auth-per-minute', '3', '--max-addresses', '100',
-  ], {});
-  assert.deepEqual(options.limits, { refusalsBeforeBan: 5, refusalWindowMs: 2000, banMs: 30_000, failedAuthCapacity: 3, maxAddresses: 100 });
+  const options = serveOptions(
+    [
+      '--refusals-before-ban',
+      '5',
+      '--refusal-window-ms',
+      '2000',
+      '--ban-ms',
+      '30000',
+      '--failed-auth-per-minute',
+      '3',
+      '--max-addresses',
+      '100',
+    ],
+    {},
+  );
+  assert.deepEqual(options.limits, {
+    refusalsBeforeBan: 5,
+    refusalWindowMs: 2000,
+    banMs: 30_000,
+    failedAuthCapacity: 3,
+    maxAddresses: 100,
+  });
   assert.equal('banMs' in options, false, 'no limiter setting lands among the top-level options');
 });
 
@@ -22,7 +40,13 @@ test('the limiter variables set them too, and a flag wins over its variable', ()
     ANIMAL_STORE_FAILED_AUTH_PER_MINUTE: '10',
     ANIMAL_STORE_MAX_ADDRESSES: '50',
   };
-  assert.deepEqual(serveOptions([], env).limits, { refusalsBeforeBan: 7, refusalWindowMs: 1000, banMs: 60_000, failedAuthCapacity: 10, maxAddresses: 50 });
+  assert.deepEqual(serveOptions([], env).limits, {
+    refusalsBeforeBan: 7,
+    refusalWindowMs: 1000,
+    banMs: 60_000,
+    failedAuthCapacity: 10,
+    maxAddresses: 50,
+  });
   assert.deepEqual(serveOptions(['--ban-ms', '5000'], env).limits.banMs, 5000);
 });
 
@@ -34,7 +58,11 @@ test('with no limiter flag or variable the limits option is empty, so the limite
 
 test('the largest and smallest values of each limiter setting are taken', () => {
   for (const [flag, max] of [
-    ['--refusals-before-ban', 1000], ['--refusal-window-ms', 86_400_000], ['--ban-ms', 86_400_000], ['--failed-auth-per-minute', 100_000], ['--max-addresses', 1_000_000],
+    ['--refusals-before-ban', 1000],
+    ['--refusal-window-ms', 86_400_000],
+    ['--ban-ms', 86_400_000],
+    ['--failed-auth-per-minute', 100_000],
+    ['--max-addresses', 1_000_000],
   ] as const) {
     assert.deepEqual(Object.values(serveOptions([flag, String(max)], {}).limits), [max], flag);
     assert.deepEqual(Object.values(serveOptions([flag, '1'], {}).limits), [1], flag);
@@ -45,27 +73,58 @@ test('a bad limiter value is a TypeError naming the flag or variable, its range 
   for (const [argv, env, message] of [
     [['--refusals-before-ban', '0'], {}, '--refusals-before-ban must be a whole number from 1 to 1000, not "0"'],
     [['--refusals-before-ban', '1001'], {}, '--refusals-before-ban must be a whole number from 1 to 1000, not "1001"'],
-    [['--refusal-window-ms', '86400001'], {}, '--refusal-window-ms must be a whole number from 1 to 86400000, not "86400001"'],
+    [
+      ['--refusal-window-ms', '86400001'],
+      {},
+      '--refusal-window-ms must be a whole number from 1 to 86400000, not "86400001"',
+    ],
     [['--ban-ms=-5'], {}, '--ban-ms must be a whole number from 1 to 86400000, not "-5"'],
     [['--ban-ms', '15m'], {}, '--ban-ms must be a whole number from 1 to 86400000, not "15m"'],
-    [['--failed-auth-per-minute', '2.5'], {}, '--failed-auth-per-minute must be a whole number from 1 to 100000, not "2.5"'],
+    [
+      ['--failed-auth-per-minute', '2.5'],
+      {},
+      '--failed-auth-per-minute must be a whole number from 1 to 100000, not "2.5"',
+    ],
     [['--max-addresses', ''], {}, '--max-addresses must be a whole number from 1 to 1000000, not ""'],
-    [[], { ANIMAL_STORE_MAX_ADDRESSES: '1e6' }, 'ANIMAL_STORE_MAX_ADDRESSES must be a whole number from 1 to 1000000, not "1e6"'],
-    [[], { ANIMAL_STORE_BAN_MS: '99999999999999999999' }, 'ANIMAL_STORE_BAN_MS must be a whole number from 1 to 86400000, not "99999999999999999999"'],
-    [[], { ANIMAL_STORE_FAILED_AUTH_PER_MINUTE: 'thirty' }, 'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE must be a whole number from 1 to 100000, not "thirty"'],
+    [
+      [],
+      { ANIMAL_STORE_MAX_ADDRESSES: '1e6' },
+      'ANIMAL_STORE_MAX_ADDRESSES must be a whole number from 1 to 1000000, not "1e6"',
+    ],
+    [
+      [],
+      { ANIMAL_STORE_BAN_MS: '99999999999999999999' },
+      'ANIMAL_STORE_BAN_MS must be a whole number from 1 to 86400000, not "99999999999999999999"',
+    ],
+    [
+      [],
+      { ANIMAL_STORE_FAILED_AUTH_PER_MINUTE: 'thirty' },
+      'ANIMAL_STORE_FAILED_AUTH_PER_MINUTE must be a whole number from 1 to 100000, not "thirty"',
+    ],
   ] as const) {
-    assert.throws(() => serveOptions(argv, env), { name: 'TypeError', message }, `${argv.join(' ')} ${JSON.stringify(env)}`);
+    assert.throws(
+      () => serveOptions(argv, env),
+      { name: 'TypeError', message },
+      `${argv.join(' ')} ${JSON.stringify(env)}`,
+    );
   }
 });
 
 test('an integer setting without a bound keeps its message', () => {
-  assert.throws(() => serveOptions(['--max-body-bytes', '0'], {}), { name: 'TypeError', message: '--max-body-bytes must be a positive whole number, not "0"' });
+  assert.throws(() => serveOptions(['--max-body-bytes', '0'], {}), {
+    name: 'TypeError',
+    message: '--max-body-bytes must be a positive whole number, not "0"',
+  });
   assert.equal(serveOptions(['--max-body-bytes', '99999999'], {}).maxBodyBytes, 99_999_999);
 });
 
 test('--help lists every setting with its variable, the limiter ones included', () => {
-  for (const setting of SETTINGS) assert.match(SERVE_HELP, new RegExp(`^  ${setting.flag} VALUE +\\S.*\\[${setting.env}\\]$`, 'm'), setting.flag);
-  assert.match(SERVE_HELP, /--failed-auth-per-minute VALUE +Failed authentications \(401\) allowed per client address per minute/);
+  for (const setting of SETTINGS)
+    assert.match(SERVE_HELP, new RegExp(`^  ${setting.flag} VALUE +\\S.*\\[${setting.env}\\]$`, 'm'), setting.flag);
+  assert.match(
+    SERVE_HELP,
+    /--failed-auth-per-minute VALUE +Failed authentications \(401\) allowed per client address per minute/,
+  );
 });
 
 test('a yes/no flag given alone means true; with a value it takes the value', () => {

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { runCli, waitForListening, type Child } from '../helpers/child.js';
+import { type Child, runCli, waitForListening } from '../helpers/child.js';
 
 let dataDir: string;
 before(async () => {
@@ -31,7 +31,11 @@ test('the first start creates a key, prints it once with a curl line, and stores
   assert.match(child.stdout(), new RegExp(`curl -H "Authorization: Bearer ${key}" ${apiUrl}/pets`));
   assert.doesNotMatch(await readFile(join(dataDir, 'keys.json'), 'utf8'), new RegExp(key));
   assert.equal((await getJson(`${apiUrl}/pets`, key)).status, 200);
-  const created = await request(`${apiUrl}/pets`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+  const created = await request(`${apiUrl}/pets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: '{"name":"Rex","categoryId":1}',
+  });
   assert.equal(created.statusCode, 201);
   await created.body.dump();
   assert.deepEqual((await getJson(apiUrl.replace('/v1', '/healthz'))).body, { status: 'ok' });
@@ -53,7 +57,10 @@ test('the first start creates a key, prints it once with a curl line, and stores
 test('keys from ANIMAL_STORE_KEYS are accepted and no first key is made', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-env-'));
   try {
-    const child = runCli(['--port', '0'], { ANIMAL_STORE_DATA_DIR: dir, ANIMAL_STORE_KEYS: 'my-operator-key-0123:pro' });
+    const child = runCli(['--port', '0'], {
+      ANIMAL_STORE_DATA_DIR: dir,
+      ANIMAL_STORE_KEYS: 'my-operator-key-0123:pro',
+    });
     const apiUrl = await waitForListening(child);
     assert.doesNotMatch(child.stdout(), /ask_/);
     const response = await request(`${apiUrl}/pets`, { headers: { authorization: 'Bearer my-operator-key-0123' } });
@@ -73,17 +80,37 @@ test('bad flags and variables exit with code 2 and one line naming them', async 
     [['serve', '--nope'], {}, /Unknown option '--nope'/],
     [['serve'], { ANIMAL_STORE_PORT: '99999' }, /ANIMAL_STORE_PORT must be a port number/],
     [['serve', '--durability', 'sometimes'], {}, /--durability must be always, interval or never/],
-    [['serve', '--ban-ms', '0'], {}, /--ban-ms must be a whole number from 1 to 86400000, not "0" \(see animal-store serve --help\)/],
-    [['serve'], { ANIMAL_STORE_REFUSALS_BEFORE_BAN: '5000' }, /ANIMAL_STORE_REFUSALS_BEFORE_BAN must be a whole number from 1 to 1000, not "5000"/],
+    [
+      ['serve', '--ban-ms', '0'],
+      {},
+      /--ban-ms must be a whole number from 1 to 86400000, not "0" \(see animal-store serve --help\)/,
+    ],
+    [
+      ['serve'],
+      { ANIMAL_STORE_REFUSALS_BEFORE_BAN: '5000' },
+      /ANIMAL_STORE_REFUSALS_BEFORE_BAN must be a whole number from 1 to 1000, not "5000"/,
+    ],
     [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'short' }, /ANIMAL_STORE_KEYS|option keys/],
     [['frobnicate'], {}, /unknown command "frobnicate"/],
-    [['serve', '--cors-origins', 'https://ok.example,notanorigin'], {}, /--cors-origins must list origins such as https:\/\/app\.example\.com \(scheme and host, no path\), not "notanorigin"/],
+    [
+      ['serve', '--cors-origins', 'https://ok.example,notanorigin'],
+      {},
+      /--cors-origins must list origins such as https:\/\/app\.example\.com \(scheme and host, no path\), not "notanorigin"/,
+    ],
     [['serve'], { ANIMAL_STORE_CORS_ORIGINS: 'https://a.example/path' }, /ANIMAL_STORE_CORS_ORIGINS must list origins/],
     [['serve', '--public-url', 'notaurl'], {}, /--public-url must be an http or https address/],
     [['serve', '--staging-url', 'https://{region}.example/v1'], {}, /--staging-url must be an http or https address/],
     [['serve', '--base-path', 'v1'], {}, /--base-path must look like \/v1/],
-    [['serve', '--port', '0'], { ANIMAL_STORE_KEYS: 'enterprise-key-0123456789:enterprise:10' }, /ANIMAL_STORE_KEYS entry 1 needs two positive whole numbers after the plan/],
-    [['serve', '--port', '0', '--host', 'nonexistent.invalid'], {}, /host nonexistent\.invalid cannot be resolved to an address; pass --host/],
+    [
+      ['serve', '--port', '0'],
+      { ANIMAL_STORE_KEYS: 'enterprise-key-0123456789:enterprise:10' },
+      /ANIMAL_STORE_KEYS entry 1 needs two positive whole numbers after the plan/,
+    ],
+    [
+      ['serve', '--port', '0', '--host', 'nonexistent.invalid'],
+      {},
+      /host nonexistent\.invalid cannot be resolved to an address; pass --host/,
+    ],
   ] as const) {
     const unused = join(dataDir, 'unused');
     const child = runCli(args, { ANIMAL_STORE_DATA_DIR: unused, ...env });
@@ -128,22 +155,32 @@ test('an address that is not on this machine is exit code 2 naming it, with noth
 test('--help lists every flag with an example', async () => {
   const child = runCli(['serve', '--help']);
   assert.equal(await child.exited, 0);
-  for (const flag of ['--port', '--host', '--data-dir', '--base-path', '--max-body-bytes', '--durability']) assert.match(child.stdout(), new RegExp(flag));
+  for (const flag of ['--port', '--host', '--data-dir', '--base-path', '--max-body-bytes', '--durability'])
+    assert.match(child.stdout(), new RegExp(flag));
   assert.match(child.stdout(), /Examples:/);
 });
 
 test('an unusable data directory is exit code 2 with one line naming it and the fix', async () => {
   const file = join(dataDir, 'a-file');
   await writeFile(file, 'not a directory');
-  const cases: { dir: string; pattern: RegExp }[] = [{ dir: join(file, 'data'), pattern: /a part of its path is a file, not a directory \(ENOTDIR\)/ }];
+  const cases: { dir: string; pattern: RegExp }[] = [
+    { dir: join(file, 'data'), pattern: /a part of its path is a file, not a directory \(ENOTDIR\)/ },
+  ];
   // A read-only file system, where this machine lets us mount one (root in CI); skipped otherwise.
   const readOnly = join(dataDir, 'read-only');
   await mkdir(readOnly);
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', readOnly]).status === 0;
-  if (mounted) cases.push({ dir: join(readOnly, 'data'), pattern: /read-only file system \(EROFS\)/ }, { dir: readOnly, pattern: /read-only file system \(EROFS\)/ });
+  if (mounted)
+    cases.push(
+      { dir: join(readOnly, 'data'), pattern: /read-only file system \(EROFS\)/ },
+      { dir: readOnly, pattern: /read-only file system \(EROFS\)/ },
+    );
   try {
     for (const { dir, pattern } of cases) {
-      for (const args of [['serve', '--port', '0', '--data-dir', dir], ['keys', 'create', '--plan', 'free', '--data-dir', dir]]) {
+      for (const args of [
+        ['serve', '--port', '0', '--data-dir', dir],
+        ['keys', 'create', '--plan', 'free', '--data-dir', dir],
+      ]) {
         const child = runCli(args);
         assert.equal(await child.exited, 2, `${args.join(' ')}: ${child.stderr()}`);
         assert.match(child.stderr(), new RegExp(`cannot use the data directory ${dir.replaceAll('/', '\\/')}: `));
@@ -183,7 +220,11 @@ test('a torn last record is cut off with a warning on stderr naming the file and
     const first = runCli(['serve', '--port', '0', '--data-dir', dir], env);
     children.push(first);
     const apiUrl = await waitForListening(first);
-    const created = await request(`${apiUrl}/pets`, { method: 'POST', headers: { authorization: 'Bearer torn-test-key-0123456789', 'content-type': 'application/json' }, body: '{"name":"Kept","categoryId":1}' });
+    const created = await request(`${apiUrl}/pets`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer torn-test-key-0123456789', 'content-type': 'application/json' },
+      body: '{"name":"Kept","categoryId":1}',
+    });
     assert.equal(created.statusCode, 201);
     await created.body.dump();
     first.process.kill('SIGTERM');
@@ -193,7 +234,10 @@ test('a torn last record is cut off with a warning on stderr naming the file and
     await writeFile(log, '{"op":"pet","pet":{"id":2,"na', { flag: 'a' });
 
     // Given relative to the working directory (the repository), it is printed in full.
-    const second = runCli(['serve', '--port', '0', '--data-dir', relative(fileURLToPath(new URL('../../', import.meta.url)), dir)], env);
+    const second = runCli(
+      ['serve', '--port', '0', '--data-dir', relative(fileURLToPath(new URL('../../', import.meta.url)), dir)],
+      env,
+    );
     children.push(second);
     const url = await waitForListening(second);
     assert.ok(second.stdout().includes(`(data in ${dir})`), second.stdout());

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { runCli, waitForListening, type Child } from '../helpers/child.js';
+import { type Child, runCli, waitForListening } from '../helpers/child.js';
 
 async function statusWith(url: string, key: string): Promise<number> {
   const response = await request(url, { headers: { authorization: `Bearer ${key}` } });
@@ -17,7 +17,12 @@ async function statusWith(url: string, key: string): Promise<number> {
 async function logged(child: Child, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (child[stream]().split('\n').some((line) => pattern.test(line))) return;
+    if (
+      child[stream]()
+        .split('\n')
+        .some((line) => pattern.test(line))
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.fail(`no line matching ${pattern} on ${stream}: ${child[stream]()}`);

@@ -31,6 +31,11 @@ test('errors elsewhere, without a path, or of other kinds are left as they are',
 });
 
 test('a data directory owned by another process says to stop it or choose another directory', () => {
-  const locked = Object.assign(new Error('The data directory /srv/data is in use by process 42.'), { name: 'DataDirLockedError' });
-  assert.match(dataDirUsageError(locked, '/srv/data')?.message ?? '', /in use by process 42\. Stop that process, or pass --data-dir with another directory\.$/);
+  const locked = Object.assign(new Error('The data directory /srv/data is in use by process 42.'), {
+    name: 'DataDirLockedError',
+  });
+  assert.match(
+    dataDirUsageError(locked, '/srv/data')?.message ?? '',
+    /in use by process 42\. Stop that process, or pass --data-dir with another directory\.$/,
+  );
 });

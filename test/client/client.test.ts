@@ -17,8 +17,14 @@ after(async () => {
   await server.close();
 });
 
-async function rejectsWith(promise: Promise<unknown>, expected: { status: number; code: string }): Promise<AnimalStoreError> {
-  const error = await promise.then(() => assert.fail('expected a rejection'), (caught: unknown) => caught);
+async function rejectsWith(
+  promise: Promise<unknown>,
+  expected: { status: number; code: string },
+): Promise<AnimalStoreError> {
+  const error = await promise.then(
+    () => assert.fail('expected a rejection'),
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof AnimalStoreError, String(error));
   assert.equal(error.status, expected.status);
   assert.equal(error.code, expected.code);
@@ -40,7 +46,10 @@ describe('pets', () => {
   });
 
   test('an invalid pet is an AnimalStoreError with the code, details and request id', async () => {
-    const error = await rejectsWith(client.createPet({ name: '', categoryId: 1 }), { status: 400, code: 'invalid_body' });
+    const error = await rejectsWith(client.createPet({ name: '', categoryId: 1 }), {
+      status: 400,
+      code: 'invalid_body',
+    });
     assert.ok(error.details !== undefined && error.details.length > 0);
     assert.match(error.requestId ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(error.attempts, 1);
@@ -92,9 +101,15 @@ describe('paging through every animal', () => {
     server2 = await startServer();
     client2 = new AnimalStoreClient({ baseUrl: `${server2.url}/v1/`, apiKey: TEST_KEY, connections: 4 });
     for (let batch = 0; batch < 5; batch += 1) {
-      const pets = await Promise.all(Array.from({ length: 50 }, (_, index) => client2.createPet({
-        name: `pet ${batch * 50 + index}`, categoryId: 1, status: index % 5 === 0 ? 'sold' : 'available',
-      })));
+      const pets = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          client2.createPet({
+            name: `pet ${batch * 50 + index}`,
+            categoryId: 1,
+            status: index % 5 === 0 ? 'sold' : 'available',
+          }),
+        ),
+      );
       created.push(...pets);
     }
     created.sort((a, b) => a.id - b.id);
@@ -114,7 +129,10 @@ describe('paging through every animal', () => {
   test('pets() with a small page size and a status filter yields exactly the matching animals', async () => {
     const seen: Pet[] = [];
     for await (const pet of client2.pets({ status: 'sold', limit: 7 })) seen.push(pet);
-    assert.deepEqual(seen, created.filter((pet) => pet.status === 'sold'));
+    assert.deepEqual(
+      seen,
+      created.filter((pet) => pet.status === 'sold'),
+    );
     assert.equal(seen.length, 50);
   });
 
@@ -174,7 +192,10 @@ describe('orders', () => {
     const all = [];
     for await (const order of client.orders({ limit: 1 })) all.push(order);
     assert.equal(all.length, page.total);
-    assert.deepEqual(all.map((order) => order.id), [...all.map((order) => order.id)].sort((a, b) => a - b));
+    assert.deepEqual(
+      all.map((order) => order.id),
+      [...all.map((order) => order.id)].sort((a, b) => a - b),
+    );
     const cancelled = [];
     for await (const order of client.orders({ status: 'cancelled' })) cancelled.push(order);
     assert.ok(cancelled.length >= 1 && cancelled.every((order) => order.status === 'cancelled'));
@@ -200,7 +221,11 @@ describe('configuration', () => {
   });
 
   test('a dispatcher passed in is used, and close() leaves it open', async () => {
-    const borrowed = new AnimalStoreClient({ baseUrl: new URL(`${server.url}/v1`), apiKey: TEST_KEY, dispatcher: server.agent });
+    const borrowed = new AnimalStoreClient({
+      baseUrl: new URL(`${server.url}/v1`),
+      apiKey: TEST_KEY,
+      dispatcher: server.agent,
+    });
     await borrowed.listPets({ limit: 1 });
     await borrowed.close();
     assert.equal((await borrowed.listPets({ limit: 1 })).pets.length, 1);

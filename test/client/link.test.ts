@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import { linkTarget } from '../../src/client/link.js';
 
 test('the target of rel="next" is found as the service sends it', () => {
-  assert.equal(linkTarget('</v1/pets?limit=20&cursor=abc.def>; rel="next"', 'next'), '/v1/pets?limit=20&cursor=abc.def');
+  assert.equal(
+    linkTarget('</v1/pets?limit=20&cursor=abc.def>; rel="next"', 'next'),
+    '/v1/pets?limit=20&cursor=abc.def',
+  );
 });
 
 test('rel is matched case-insensitively, quoted or not, among several links and relations', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, test } from 'node:test';
-import { AnimalStoreClient, AnimalStoreError, type AnimalStoreClientOptions } from '../../src/client/index.js';
+import { AnimalStoreClient, type AnimalStoreClientOptions, AnimalStoreError } from '../../src/client/index.js';
 import { ManualClock } from '../../src/clock.js';
 
 interface Seen {
@@ -23,13 +23,20 @@ let baseUrl: string;
 let script: Step[] = [];
 let seen: Seen[] = [];
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
-};
-const refused = (status: number, code: string, retryAfter?: string): Step => json(status, { code, message: `${code} for now`, status }, {
-  ...(retryAfter !== undefined && { 'retry-after': retryAfter }),
-  'x-request-id': 'from-the-stub',
-});
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(body));
+  };
+const refused = (status: number, code: string, retryAfter?: string): Step =>
+  json(
+    status,
+    { code, message: `${code} for now`, status },
+    {
+      ...(retryAfter !== undefined && { 'retry-after': retryAfter }),
+      'x-request-id': 'from-the-stub',
+    },
+  );
 /** Cuts the connection without an answer, as a crash or a network failure after the request left. */
 const hangUp: Step = (res) => res.socket?.destroy();
 
@@ -37,7 +44,9 @@ before(async () => {
   stub = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (chunk: string) => { body += chunk; });
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       const step = script.shift() ?? json(500, { code: 'internal_error', message: 'script ran out', status: 500 });
@@ -56,7 +65,11 @@ beforeEach(() => {
 });
 
 /** A client on the stub whose sleeps are recorded and move the clock instead of waiting. */
-function scriptedClient(options: Partial<AnimalStoreClientOptions> = {}): { client: AnimalStoreClient; sleeps: number[]; clock: ManualClock } {
+function scriptedClient(options: Partial<AnimalStoreClientOptions> = {}): {
+  client: AnimalStoreClient;
+  sleeps: number[];
+  clock: ManualClock;
+} {
   const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));
   const sleeps: number[] = [];
   const client = new AnimalStoreClient({
@@ -74,7 +87,10 @@ function scriptedClient(options: Partial<AnimalStoreClientOptions> = {}): { clie
 }
 
 async function failure(promise: Promise<unknown>): Promise<AnimalStoreError> {
-  const error = await promise.then(() => assert.fail('expected a rejection'), (caught: unknown) => caught);
+  const error = await promise.then(
+    () => assert.fail('expected a rejection'),
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof AnimalStoreError, String(error));
   return error;
 }
@@ -97,16 +113,25 @@ test('a retried POST carries the same Idempotency-Key and request id on every at
   assert.match(keys[0] as string, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.deepEqual(new Set(keys).size, 1);
   assert.equal(new Set(seen.map((request) => request.headers['x-request-id'])).size, 1);
-  assert.deepEqual(seen.map((request) => JSON.parse(request.body)), Array(3).fill({ name: 'Rex', categoryId: 1 }));
+  assert.deepEqual(
+    seen.map((request) => JSON.parse(request.body)),
+    Array(3).fill({ name: 'Rex', categoryId: 1 }),
+  );
   assert.ok(seen.every((request) => request.headers.authorization === 'Bearer stub-key-0123456789'));
   await client.close();
 });
 
-test('the caller\'s own Idempotency-Key is the one sent on every attempt of placeOrder', async () => {
-  script = [refused(503, 'unavailable'), json(201, { id: 1, petId: 7, status: 'placed', createdAt: '2030-01-01T00:00:00.000Z' })];
+test("the caller's own Idempotency-Key is the one sent on every attempt of placeOrder", async () => {
+  script = [
+    refused(503, 'unavailable'),
+    json(201, { id: 1, petId: 7, status: 'placed', createdAt: '2030-01-01T00:00:00.000Z' }),
+  ];
   const { client } = scriptedClient();
   await client.placeOrder(7, { idempotencyKey: 'order-7-try' });
-  assert.deepEqual(seen.map((request) => request.headers['idempotency-key']), ['order-7-try', 'order-7-try']);
+  assert.deepEqual(
+    seen.map((request) => request.headers['idempotency-key']),
+    ['order-7-try', 'order-7-try'],
+  );
   await client.close();
 });
 
@@ -123,13 +148,20 @@ test('after maxAttempts the last refusal is thrown, with its code, request id an
   script = Array.from({ length: 3 }, () => refused(429, 'rate_limited', '1'));
   const { client, sleeps } = scriptedClient({ retry: { maxAttempts: 3 } });
   const error = await failure(client.listPets());
-  assert.deepEqual([error.status, error.code, error.requestId, error.attempts], [429, 'rate_limited', 'from-the-stub', 3]);
+  assert.deepEqual(
+    [error.status, error.code, error.requestId, error.attempts],
+    [429, 'rate_limited', 'from-the-stub', 3],
+  );
   assert.deepEqual(sleeps, [1000, 1000]);
   await client.close();
 });
 
 test('the deadline gives up: no wait that would reach it, and the refusal is thrown at once', async () => {
-  script = [refused(429, 'rate_limited', '1'), refused(429, 'rate_limited', '1'), refused(429, 'temporarily_banned', '900')];
+  script = [
+    refused(429, 'rate_limited', '1'),
+    refused(429, 'rate_limited', '1'),
+    refused(429, 'temporarily_banned', '900'),
+  ];
   const { client, sleeps } = scriptedClient({ retry: { deadlineMs: 10_000, maxAttempts: 100 } });
   const error = await failure(client.listPets());
   assert.equal(error.code, 'temporarily_banned');
@@ -207,8 +239,11 @@ test('a refused connection is retried for any method, then reported as network_e
   await client.close();
 });
 
-test('an answer that is not the API\'s is unexpected_response', async () => {
-  script = [(res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'), (res) => res.writeHead(200).end('not json')];
+test("an answer that is not the API's is unexpected_response", async () => {
+  script = [
+    (res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'),
+    (res) => res.writeHead(200).end('not json'),
+  ];
   const { client } = scriptedClient();
   const gateway = await failure(client.listPets());
   assert.deepEqual([gateway.status, gateway.code], [502, 'unexpected_response']);

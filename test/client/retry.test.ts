@@ -1,7 +1,13 @@
 // The retry arithmetic as a specification: full-jitter backoff, Retry-After, the attempt limit and the deadline.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_RETRY_POLICY, backoffDelayMs, nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from '../../src/client/index.js';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_POLICY,
+  nextRetryDelayMs,
+  parseRetryAfterMs,
+  type RetryPolicy,
+} from '../../src/client/index.js';
 import { resolveRetryPolicy } from '../../src/client/retry.js';
 
 const POLICY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 1000, deadlineMs: 10_000 };
@@ -36,7 +42,8 @@ test('Retry-After as an HTTP-date counts from the clock, and a past date means n
 });
 
 test('an unreadable or absent Retry-After is ignored', () => {
-  for (const value of [undefined, '', '1.5', '-1', 'soon', '12:00']) assert.equal(parseRetryAfterMs(value, 0), undefined, String(value));
+  for (const value of [undefined, '', '1.5', '-1', 'soon', '12:00'])
+    assert.equal(parseRetryAfterMs(value, 0), undefined, String(value));
 });
 
 test('the wait is the jittered backoff when the answer had no Retry-After', () => {
@@ -53,7 +60,10 @@ test('the wait is never shorter than Retry-After, and a longer backoff wins over
 
 test('the client gives up once maxAttempts requests were sent', () => {
   assert.equal(nextRetryDelayMs({ attempts: 5, elapsedMs: 0, retryAfterMs: undefined }, POLICY, always(0.5)), 500);
-  assert.equal(nextRetryDelayMs({ attempts: 6, elapsedMs: 0, retryAfterMs: undefined }, POLICY, always(0.5)), undefined);
+  assert.equal(
+    nextRetryDelayMs({ attempts: 6, elapsedMs: 0, retryAfterMs: undefined }, POLICY, always(0.5)),
+    undefined,
+  );
 });
 
 test('the client gives up rather than wait up to or past the deadline', () => {
@@ -63,7 +73,10 @@ test('the client gives up rather than wait up to or past the deadline', () => {
 });
 
 test('the default policy: five attempts within a minute', () => {
-  assert.deepEqual({ ...DEFAULT_RETRY_POLICY }, { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 20_000, deadlineMs: 60_000 });
+  assert.deepEqual(
+    { ...DEFAULT_RETRY_POLICY },
+    { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 20_000, deadlineMs: 60_000 },
+  );
   assert.throws(() => {
     (DEFAULT_RETRY_POLICY as RetryPolicy).maxAttempts = 1;
   }, TypeError);

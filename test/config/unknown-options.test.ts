@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { resolveSettings } from '../../src/config.js';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { createAnimalStore, type AnimalStoreOptions } from '../../src/server.js';
+import { type AnimalStoreOptions, createAnimalStore } from '../../src/server.js';
 
 /** Options as a caller without the typings (JavaScript, a spread config object) may pass them. */
 function untyped(options: Record<string, unknown>): AnimalStoreOptions {
@@ -17,21 +17,31 @@ test('a misspelt option of createAnimalStore is a TypeError naming it and the op
     name: 'TypeError',
     message: 'unknown option log; did you mean logLevel or logger?',
   });
-  await assert.rejects(createAnimalStore(untyped({ dataDri: '/tmp/x' })), { name: 'TypeError', message: 'unknown option dataDri; did you mean dataDir?' });
-  await assert.rejects(createAnimalStore(untyped({ Port: 8080 })), { name: 'TypeError', message: 'unknown option Port; did you mean port?' });
+  await assert.rejects(createAnimalStore(untyped({ dataDri: '/tmp/x' })), {
+    name: 'TypeError',
+    message: 'unknown option dataDri; did you mean dataDir?',
+  });
+  await assert.rejects(createAnimalStore(untyped({ Port: 8080 })), {
+    name: 'TypeError',
+    message: 'unknown option Port; did you mean port?',
+  });
 });
 
 test('an option close to none lists every option, settings and program options alike', async () => {
   await assert.rejects(createAnimalStore(untyped({ verbose: true })), (error: unknown) => {
     assert.ok(error instanceof TypeError);
     assert.match(error.message, /^unknown option verbose; the options are basePath, clock, compactMinRecords, /);
-    for (const name of ['keys', 'createFirstKey', 'limits', 'logger', 'maxHeaderBytes', 'trustProxy']) assert.match(error.message, new RegExp(`\\b${name}\\b`));
+    for (const name of ['keys', 'createFirstKey', 'limits', 'logger', 'maxHeaderBytes', 'trustProxy'])
+      assert.match(error.message, new RegExp(`\\b${name}\\b`));
     return true;
   });
 });
 
 test('an unknown option is refused even when its value is undefined', () => {
-  assert.throws(() => resolveSettings(untyped({ prot: undefined })), { name: 'TypeError', message: 'unknown option prot; did you mean port?' });
+  assert.throws(() => resolveSettings(untyped({ prot: undefined })), {
+    name: 'TypeError',
+    message: 'unknown option prot; did you mean port?',
+  });
 });
 
 test('every option of AnimalStoreOptions is accepted', async () => {
@@ -61,27 +71,55 @@ test('a misspelt field of the limits option is a TypeError naming it too', async
   });
   await assert.rejects(createAnimalStore(untyped({ limits: { burst: 5 } })), {
     name: 'TypeError',
-    message: 'unknown option limits.burst; the options are limits.banMs, limits.failedAuthCapacity, limits.failedAuthWindowMs, limits.maxAddresses, limits.refusalWindowMs, limits.refusalsBeforeBan',
+    message:
+      'unknown option limits.burst; the options are limits.banMs, limits.failedAuthCapacity, limits.failedAuthWindowMs, limits.maxAddresses, limits.refusalWindowMs, limits.refusalsBeforeBan',
   });
 });
 
 test('key entries, limits and listen options are checked too, and values that could only break later are refused at once', async () => {
   const key = 'library-key-0123456789';
-  await assert.rejects(createAnimalStore(untyped({ keys: [{ key, plna: 'pro' }] })), { name: 'TypeError', message: 'unknown option keys[0].plna; did you mean keys[0].plan?' });
-  await assert.rejects(createAnimalStore(untyped({ keys: 'abc' })), { name: 'TypeError', message: /option keys must be a list of keys/ });
-  await assert.rejects(createAnimalStore(untyped({ keys: [null] })), { name: 'TypeError', message: /option keys key 1 must be an object/ });
-  await assert.rejects(createAnimalStore(untyped({ limits: 5 })), { name: 'TypeError', message: /option limits must be an object/ });
-  await assert.rejects(createAnimalStore({ publicUrl: 'notaurl' }), { name: 'TypeError', message: /option publicUrl must be an http or https address/ });
-  await assert.rejects(createAnimalStore({ stagingUrl: 'ftp://files.example/v1' }), { name: 'TypeError', message: /option stagingUrl must be an http or https address/ });
-  await assert.rejects(createAnimalStore({ corsOrigins: ['https://app.example/path'] }), { name: 'TypeError', message: /option corsOrigins must be a list of origins/ });
+  await assert.rejects(createAnimalStore(untyped({ keys: [{ key, plna: 'pro' }] })), {
+    name: 'TypeError',
+    message: 'unknown option keys[0].plna; did you mean keys[0].plan?',
+  });
+  await assert.rejects(createAnimalStore(untyped({ keys: 'abc' })), {
+    name: 'TypeError',
+    message: /option keys must be a list of keys/,
+  });
+  await assert.rejects(createAnimalStore(untyped({ keys: [null] })), {
+    name: 'TypeError',
+    message: /option keys key 1 must be an object/,
+  });
+  await assert.rejects(createAnimalStore(untyped({ limits: 5 })), {
+    name: 'TypeError',
+    message: /option limits must be an object/,
+  });
+  await assert.rejects(createAnimalStore({ publicUrl: 'notaurl' }), {
+    name: 'TypeError',
+    message: /option publicUrl must be an http or https address/,
+  });
+  await assert.rejects(createAnimalStore({ stagingUrl: 'ftp://files.example/v1' }), {
+    name: 'TypeError',
+    message: /option stagingUrl must be an http or https address/,
+  });
+  await assert.rejects(createAnimalStore({ corsOrigins: ['https://app.example/path'] }), {
+    name: 'TypeError',
+    message: /option corsOrigins must be a list of origins/,
+  });
   const app = await createAnimalStore({ keys: [{ key, plan: 'pro' }], logger: QUIET_LOGGER });
   try {
-    await assert.rejects(app.listen(untyped({ prot: 1 }) as { port?: number }), { name: 'TypeError', message: 'unknown option listen prot; did you mean listen port?' });
+    await assert.rejects(app.listen(untyped({ prot: 1 }) as { port?: number }), {
+      name: 'TypeError',
+      message: 'unknown option listen prot; did you mean listen port?',
+    });
   } finally {
     await app.close();
   }
 });
 
 test('a sunset that does not come after the deprecation is refused', async () => {
-  await assert.rejects(createAnimalStore({ deprecatedAt: Date.UTC(2027, 0, 1), sunsetAt: Date.UTC(2026, 0, 1) }), { name: 'TypeError', message: /option sunsetAt must come after deprecatedAt/ });
+  await assert.rejects(createAnimalStore({ deprecatedAt: Date.UTC(2027, 0, 1), sunsetAt: Date.UTC(2026, 0, 1) }), {
+    name: 'TypeError',
+    message: /option sunsetAt must come after deprecatedAt/,
+  });
 });

@@ -12,22 +12,27 @@ test('order churn is compacted in the background while writes and reads go on', 
   let writes = 0;
   try {
     const pets = [];
-    for (let index = 0; index < 10; index++) pets.push(await createPet(server, { name: `churn ${index}`, categoryId: 1 }));
+    for (let index = 0; index < 10; index++)
+      pets.push(await createPet(server, { name: `churn ${index}`, categoryId: 1 }));
     writes += pets.length;
-    await Promise.all(pets.map(async (pet) => {
-      for (let round = 0; round < 30; round++) {
-        const placed = await call(server, 'POST', '/v1/store/orders', { json: { petId: pet.id } });
-        assert.equal(placed.status, 201);
-        const cancelled = await call(server, 'DELETE', `/v1/store/orders/${(placed.json as { id: number }).id}`);
-        assert.equal(cancelled.status, 200);
-        assert.equal((await call(server, 'GET', `/v1/pets/${pet.id}`)).status, 200);
-        writes += 2;
-      }
-    }));
+    await Promise.all(
+      pets.map(async (pet) => {
+        for (let round = 0; round < 30; round++) {
+          const placed = await call(server, 'POST', '/v1/store/orders', { json: { petId: pet.id } });
+          assert.equal(placed.status, 201);
+          const cancelled = await call(server, 'DELETE', `/v1/store/orders/${(placed.json as { id: number }).id}`);
+          assert.equal(cancelled.status, 200);
+          assert.equal((await call(server, 'GET', `/v1/pets/${pet.id}`)).status, 200);
+          writes += 2;
+        }
+      }),
+    );
     const served = await call(server, 'GET', '/v1/store/orders?limit=100');
     assert.equal(served.headers['x-total-count'], '300');
     await server.app.close();
-    const lines = (await readFile(join(dataDir, 'animals.log'), 'utf8')).split('\n').filter((line) => line.length > 0).length;
+    const lines = (await readFile(join(dataDir, 'animals.log'), 'utf8'))
+      .split('\n')
+      .filter((line) => line.length > 0).length;
     assert.ok(lines < writes, `the log was compacted: ${lines} records for ${writes} writes`);
     assert.ok(lines >= 310, 'every pet and order is still there');
 

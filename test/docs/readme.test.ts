@@ -10,15 +10,24 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
 test('the README error table lists every code of src/errors.ts with its status, and nothing else', () => {
   const rows = [...readme.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => [match[2], Number(match[1])]);
-  assert.deepEqual(rows, Object.entries(ERRORS).map(([code, { status }]) => [code, status]));
+  assert.deepEqual(
+    rows,
+    Object.entries(ERRORS).map(([code, { status }]) => [code, status]),
+  );
 });
 
 test('the README configuration table lists every setting with its flag and variable', () => {
-  const rows = [...readme.matchAll(/^\| `(--[a-z-]+)` \| `(ANIMAL_STORE_[A-Z_]+)` \|/gm)].map((match) => [match[1], match[2]]);
-  assert.deepEqual(rows, SETTINGS.map((setting) => [setting.flag, setting.env]));
+  const rows = [...readme.matchAll(/^\| `(--[a-z-]+)` \| `(ANIMAL_STORE_[A-Z_]+)` \|/gm)].map((match) => [
+    match[1],
+    match[2],
+  ]);
+  assert.deepEqual(
+    rows,
+    SETTINGS.map((setting) => [setting.flag, setting.env]),
+  );
 });
 
-test('each configuration row has the setting\'s own meaning and, where it is one plain value, its default', () => {
+test("each configuration row has the setting's own meaning and, where it is one plain value, its default", () => {
   const rows = [...readme.matchAll(/^\| `(--[a-z-]+)` \| `ANIMAL_STORE_[A-Z_]+` \| (.*?) \| (.*) \|$/gm)];
   const limiterDefaults: Record<string, unknown> = { ...resolveLimiterOptions() };
   const settingDefaults: Record<string, unknown> = { ...DEFAULT_SETTINGS };
@@ -30,7 +39,11 @@ test('each configuration row has the setting\'s own meaning and, where it is one
     const plain = /^`([^`]*)`$/.exec(shownDefault ?? '')?.[1];
     if (plain === undefined) continue; // "./data (CLI); memory (library)" and the like say more than one value
     const value = 'limit' in setting ? limiterDefaults[setting.limit] : settingDefaults[setting.option];
-    assert.equal(plain, setting.kind === 'date' ? new Date(value as number).toISOString().slice(0, 10) : String(value), flag);
+    assert.equal(
+      plain,
+      setting.kind === 'date' ? new Date(value as number).toISOString().slice(0, 10) : String(value),
+      flag,
+    );
   }
 });
 

@@ -22,11 +22,17 @@ test('pets: create, get and page through, the same store that HTTP serves', asyn
     assert.deepEqual((await call(server, 'GET', '/v1/pets/1')).json, rex, 'HTTP sees what the program created');
 
     const first = pets.list({ status: 'sold', limit: 3 });
-    assert.deepEqual(first.pets.map((pet) => pet.id), [2, 3, 4]);
+    assert.deepEqual(
+      first.pets.map((pet) => pet.id),
+      [2, 3, 4],
+    );
     assert.equal(first.total, 4);
     assert.ok(first.next !== undefined);
     const second = pets.list({ status: 'sold', limit: 3, cursor: first.next });
-    assert.deepEqual(second.pets.map((pet) => pet.id), [5]);
+    assert.deepEqual(
+      second.pets.map((pet) => pet.id),
+      [5],
+    );
     assert.equal(second.next, undefined);
     assert.equal(pets.list().pets.length, 5);
   } finally {
@@ -37,12 +43,29 @@ test('pets: create, get and page through, the same store that HTTP serves', asyn
 test('pets: input is checked as the API checks it, with the same ApiError codes', async () => {
   const app = await createAnimalStore({ logger: QUIET_LOGGER });
   try {
-    for (const bad of [{ name: '', categoryId: 1 }, { name: 'x', categoryId: 1.5 }, { name: 'x', categoryId: 1, id: 7 }]) {
-      await assert.rejects(app.pets.create(bad as never), (error: unknown) => error instanceof ApiError && error.code === 'invalid_body', JSON.stringify(bad));
+    for (const bad of [
+      { name: '', categoryId: 1 },
+      { name: 'x', categoryId: 1.5 },
+      { name: 'x', categoryId: 1, id: 7 },
+    ]) {
+      await assert.rejects(
+        app.pets.create(bad as never),
+        (error: unknown) => error instanceof ApiError && error.code === 'invalid_body',
+        JSON.stringify(bad),
+      );
     }
-    assert.throws(() => app.pets.list({ limit: 101 }), (error: unknown) => error instanceof ApiError && error.code === 'invalid_query');
-    assert.throws(() => app.pets.list({ cursor: 'forged' }), (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor');
-    assert.throws(() => app.pets.get(0), (error: unknown) => error instanceof ApiError && error.code === 'invalid_parameter');
+    assert.throws(
+      () => app.pets.list({ limit: 101 }),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_query',
+    );
+    assert.throws(
+      () => app.pets.list({ cursor: 'forged' }),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor',
+    );
+    assert.throws(
+      () => app.pets.get(0),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_parameter',
+    );
     assert.equal(app.pets.list().total, 0, 'nothing was created');
   } finally {
     await app.close();
@@ -57,11 +80,20 @@ test('orders: place, conflict, deliver, and the pet follows; all of it durable a
     const order = await app.orders.place(pet.id);
     assert.equal(order.status, 'placed');
     assert.equal(app.pets.get(pet.id)?.status, 'pending');
-    await assert.rejects(app.orders.place(pet.id), (error: unknown) => error instanceof ApiError && error.code === 'conflict');
-    await assert.rejects(app.orders.place(999), (error: unknown) => error instanceof ApiError && error.code === 'not_found');
+    await assert.rejects(
+      app.orders.place(pet.id),
+      (error: unknown) => error instanceof ApiError && error.code === 'conflict',
+    );
+    await assert.rejects(
+      app.orders.place(999),
+      (error: unknown) => error instanceof ApiError && error.code === 'not_found',
+    );
     const delivered = await app.orders.update(order.id, 'delivered');
     assert.equal(delivered.status, 'delivered');
-    await assert.rejects(app.orders.update(order.id, 'cancelled'), (error: unknown) => error instanceof ApiError && error.code === 'conflict');
+    await assert.rejects(
+      app.orders.update(order.id, 'cancelled'),
+      (error: unknown) => error instanceof ApiError && error.code === 'conflict',
+    );
     assert.equal(app.orders.get(404), undefined);
     await app.close();
 

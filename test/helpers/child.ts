@@ -1,5 +1,5 @@
 // The CLI as a real child process: start it, wait for its listening line, stop it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,8 +20,12 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Ch
   });
   let out = '';
   let err = '';
-  child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { process: child, stdout: () => out, stderr: () => err, exited };
 }

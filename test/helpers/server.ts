@@ -2,9 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { createAnimalStore, type AnimalStore, type AnimalStoreOptions } from '../../src/server.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/server.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
 export const TEST_KEY = 'test-key-0123456789abcdef';
@@ -52,7 +52,12 @@ export interface Reply {
 }
 
 /** Sends one request and reads the whole answer. */
-export async function call(server: TestServer, method: Dispatcher.HttpMethod, path: string, options: { headers?: Record<string, string | string[]>; body?: string | Buffer; json?: unknown } = {}): Promise<Reply> {
+export async function call(
+  server: TestServer,
+  method: Dispatcher.HttpMethod,
+  path: string,
+  options: { headers?: Record<string, string | string[]>; body?: string | Buffer; json?: unknown } = {},
+): Promise<Reply> {
   const headers: Record<string, string | string[]> = { ...AUTH, ...options.headers };
   // An empty value means "send no such header" (e.g. no Authorization).
   for (const [name, value] of Object.entries(headers)) if (value === '') delete headers[name];
@@ -73,7 +78,10 @@ export async function call(server: TestServer, method: Dispatcher.HttpMethod, pa
 }
 
 /** Creates a pet and returns its body. */
-export async function createPet(server: TestServer, pet: Record<string, unknown>): Promise<{ id: number; name: string; categoryId: number; status: string }> {
+export async function createPet(
+  server: TestServer,
+  pet: Record<string, unknown>,
+): Promise<{ id: number; name: string; categoryId: number; status: string }> {
   const reply = await call(server, 'POST', '/v1/pets', { json: pet });
   if (reply.status !== 201) throw new Error(`create failed: ${reply.status} ${reply.text}`);
   return reply.json as { id: number; name: string; categoryId: number; status: string };

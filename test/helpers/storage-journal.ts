@@ -1,9 +1,9 @@
 // Helpers for storage tests: a journal on a MemoryFs that collects its warnings, and a replay of what a file holds.
 
 import type { Journal } from '../../src/storage/journal.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import type { JournalOptions, ReplayedLog } from '../../src/storage/open-journal.js';
 import { MemoryFs } from '../../src/storage/memory-fs.js';
+import type { JournalOptions, ReplayedLog } from '../../src/storage/open-journal.js';
+import { openJournal } from '../../src/storage/open-journal.js';
 import { replay } from '../../src/storage/replay.js';
 
 /** The data directory the in-memory tests use. */
@@ -20,7 +20,9 @@ export interface TestJournal {
 }
 
 /** Opens a journal on `fs` (a fresh MemoryFs by default) and records its warnings. */
-export async function openTestJournal(options: Partial<Omit<JournalOptions, 'fs'>> & { fs?: MemoryFs } = {}): Promise<TestJournal> {
+export async function openTestJournal(
+  options: Partial<Omit<JournalOptions, 'fs'>> & { fs?: MemoryFs } = {},
+): Promise<TestJournal> {
   const fs = options.fs ?? new MemoryFs();
   const warnings: string[] = [];
   const opened = await openJournal({ dir: DATA_DIR, warn: (m) => warnings.push(m), ...options, fs });

@@ -12,15 +12,26 @@ test('each request is logged once as a JSON line without the key or the query', 
   const server = await startServer({ logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
   try {
     await call(server, 'GET', `/v1/pets?limit=5&api_key=${TEST_KEY}`, { headers: { 'x-request-id': 'req-1' } });
-    await call(server, 'GET', '/v1/pets', { headers: { authorization: 'Bearer not-a-valid-key-000000', 'x-request-id': 'req-2' } });
+    await call(server, 'GET', '/v1/pets', {
+      headers: { authorization: 'Bearer not-a-valid-key-000000', 'x-request-id': 'req-2' },
+    });
     await call(server, 'GET', '/healthz', { headers: { 'x-request-id': 'req-3' } });
-    await call(server, 'POST', '/v1/pets', { json: { name: 'x', categoryId: 1 }, headers: { 'x-request-id': 'req-4' } });
+    await call(server, 'POST', '/v1/pets', {
+      json: { name: 'x', categoryId: 1 },
+      headers: { 'x-request-id': 'req-4' },
+    });
     await call(server, 'GET', '/nowhere', { headers: { 'x-request-id': 'req-5' } });
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    assert.deepEqual(entries.map((entry) => [entry.requestId, entry.method, entry.path, entry.status]), [
-      ['req-1', 'GET', '/v1/pets', 200], ['req-2', 'GET', '/v1/pets', 401], ['req-3', 'GET', '/healthz', 200],
-      ['req-4', 'POST', '/v1/pets', 201], ['req-5', 'GET', '/nowhere', 404],
-    ]);
+    assert.deepEqual(
+      entries.map((entry) => [entry.requestId, entry.method, entry.path, entry.status]),
+      [
+        ['req-1', 'GET', '/v1/pets', 200],
+        ['req-2', 'GET', '/v1/pets', 401],
+        ['req-3', 'GET', '/healthz', 200],
+        ['req-4', 'POST', '/v1/pets', 201],
+        ['req-5', 'GET', '/nowhere', 404],
+      ],
+    );
     for (const entry of entries) {
       assert.equal(entry.level, 'info');
       assert.equal(typeof entry.durationMs, 'number');
@@ -37,11 +48,16 @@ test('each request is logged once as a JSON line without the key or the query', 
 
 test('a request cut off while its body arrives is logged as 408, and one whose client left as 499', async () => {
   const lines: string[] = [];
-  const server = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000, logger: createLogger({ level: 'info', write: (line) => lines.push(line) }) });
+  const server = await startServer({
+    headersTimeoutMs: 500,
+    requestTimeoutMs: 1000,
+    logger: createLogger({ level: 'info', write: (line) => lines.push(line) }),
+  });
   try {
     const { hostname, port } = new URL(server.url);
-    const head = (id: string): string => `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nX-Request-Id: ${id}\r\n`
-      + 'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n{"na';
+    const head = (id: string): string =>
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nX-Request-Id: ${id}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n{"na';
     const stalled = connect(Number(port), hostname);
     stalled.resume();
     stalled.write(head('stalled'));
@@ -73,7 +89,12 @@ test('levels filter lines, and the pretty form is one short line', () => {
   assert.equal(quiet.access, undefined);
   assert.equal(lines.length, 1);
   assert.deepEqual(JSON.parse(lines[0] as string).code, 7);
-  const pretty = createLogger({ level: 'info', pretty: true, write: (line) => lines.push(line), now: () => Date.UTC(2027, 0, 1, 12, 0, 0) });
+  const pretty = createLogger({
+    level: 'info',
+    pretty: true,
+    write: (line) => lines.push(line),
+    now: () => Date.UTC(2027, 0, 1, 12, 0, 0),
+  });
   pretty.access?.({ requestId: 'r', method: 'GET', path: '/v1/pets', status: 200, durationMs: 0.5, keyId: 'key_1' });
   assert.equal(lines[1], '12:00:00.000 INFO  GET /v1/pets 200 0.5ms key=key_1 id=r\n');
   assert.throws(() => createLogger({ level: 'loud' as 'info' }), TypeError);
@@ -82,11 +103,21 @@ test('levels filter lines, and the pretty form is one short line', () => {
 test('warnings and errors can go to their own stream, the rest to the main one', () => {
   const out: string[] = [];
   const problems: string[] = [];
-  const logger = createLogger({ level: 'info', write: (line) => out.push(line), writeProblem: (line) => problems.push(line) });
+  const logger = createLogger({
+    level: 'info',
+    write: (line) => out.push(line),
+    writeProblem: (line) => problems.push(line),
+  });
   logger.info('started');
   logger.warn('torn tail');
   logger.error('failed');
   logger.access?.({ requestId: 'r', method: 'GET', path: '/v1/pets', status: 200, durationMs: 1, keyId: undefined });
-  assert.deepEqual(out.map((line) => (JSON.parse(line) as { msg: string }).msg), ['started', 'request']);
-  assert.deepEqual(problems.map((line) => (JSON.parse(line) as { msg: string }).msg), ['torn tail', 'failed']);
+  assert.deepEqual(
+    out.map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ['started', 'request'],
+  );
+  assert.deepEqual(
+    problems.map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ['torn tail', 'failed'],
+  );
 });

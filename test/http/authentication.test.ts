@@ -18,10 +18,22 @@ test('no Authorization header is 401 with a plain Bearer challenge', async () =>
 
 test('malformed, unknown and wrong-scheme credentials get the same answer byte for byte', async () => {
   const bodies = new Set<string>();
-  for (const authorization of ['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Bearer short', 'Bearer unknown-key-0123456789', `Bearer ${TEST_KEY} extra`, `Token ${TEST_KEY}`]) {
+  for (const authorization of [
+    'Bearer',
+    'Bearer ',
+    'Basic dXNlcjpwYXNz',
+    'Bearer short',
+    'Bearer unknown-key-0123456789',
+    `Bearer ${TEST_KEY} extra`,
+    `Token ${TEST_KEY}`,
+  ]) {
     const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization } });
     assert.equal(reply.status, 401, authorization);
-    assert.equal(reply.headers['www-authenticate'], 'Bearer realm="animal-store", error="invalid_token"', authorization);
+    assert.equal(
+      reply.headers['www-authenticate'],
+      'Bearer realm="animal-store", error="invalid_token"',
+      authorization,
+    );
     bodies.add(reply.text);
   }
   assert.equal(bodies.size, 1);
@@ -29,13 +41,20 @@ test('malformed, unknown and wrong-scheme credentials get the same answer byte f
 
 test('a tab inside the key, or in place of the space after Bearer, is a malformed credential: the same 401', async () => {
   const plain = await call(server, 'GET', '/v1/pets', { headers: { authorization: 'Bearer unknown-key-0123456789' } });
-  for (const authorization of [`Bearer ${TEST_KEY.slice(0, 8)}\t${TEST_KEY.slice(8)}`, `Bearer\t${TEST_KEY}`, `Bearer ${TEST_KEY}\tx`]) {
+  for (const authorization of [
+    `Bearer ${TEST_KEY.slice(0, 8)}\t${TEST_KEY.slice(8)}`,
+    `Bearer\t${TEST_KEY}`,
+    `Bearer ${TEST_KEY}\tx`,
+  ]) {
     const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization } });
     assert.equal(reply.status, 401, JSON.stringify(authorization));
     assert.equal(reply.text, plain.text, JSON.stringify(authorization));
   }
   // A tab after the key is trailing white space, which HTTP strips from every field value (RFC 9110 section 5.5).
-  assert.equal((await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${TEST_KEY}\t` } })).status, 200);
+  assert.equal(
+    (await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${TEST_KEY}\t` } })).status,
+    200,
+  );
 });
 
 test('the scheme is case-insensitive and may be followed by several spaces', async () => {
@@ -45,11 +64,15 @@ test('the scheme is case-insensitive and may be followed by several spaces', asy
 });
 
 test('a repeated Authorization header is 401 even when both are valid', async () => {
-  const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization: [`Bearer ${TEST_KEY}`, `Bearer ${TEST_KEY}`] } });
+  const reply = await call(server, 'GET', '/v1/pets', {
+    headers: { authorization: [`Bearer ${TEST_KEY}`, `Bearer ${TEST_KEY}`] },
+  });
   assert.equal(reply.status, 401);
 });
 
 test('a key in the query string does not authenticate', async () => {
-  const reply = await call(server, 'GET', `/v1/pets?api_key=${TEST_KEY}&access_token=${TEST_KEY}`, { headers: { authorization: '' } });
+  const reply = await call(server, 'GET', `/v1/pets?api_key=${TEST_KEY}&access_token=${TEST_KEY}`, {
+    headers: { authorization: '' },
+  });
   assert.equal(reply.status, 401);
 });

@@ -36,9 +36,11 @@ test('the API, its links and its OpenAPI document live under the configured base
   const openapi = await call(server, 'GET', '/api/v2/openapi.json', { headers: { authorization: '' } });
   assert.equal(openapi.status, 200);
   assert.equal((openapi.json as { openapi: string }).openapi, '3.1.0');
-  assert.deepEqual((openapi.json as { servers: Array<{ url: string }> }).servers.map((entry) => entry.url), [
-    'https://api.animal-store.example/api/v2', 'https://staging.animal-store.example/api/v2',
-  ], 'the placeholder servers follow the base path');
+  assert.deepEqual(
+    (openapi.json as { servers: Array<{ url: string }> }).servers.map((entry) => entry.url),
+    ['https://api.animal-store.example/api/v2', 'https://staging.animal-store.example/api/v2'],
+    'the placeholder servers follow the base path',
+  );
 });
 
 test('listen() gives the API address a client takes, base path included', async () => {
@@ -63,7 +65,11 @@ test('the default /v1 is then outside the API: 404 without a key', async () => {
 });
 
 test('mounted in a host server under a prefix: the host keeps its own paths, and links carry the prefix', async () => {
-  const app = await createAnimalStore({ basePath: '/animals/v1', keys: [{ key: TEST_KEY, plan: 'pro' }], logger: QUIET_LOGGER });
+  const app = await createAnimalStore({
+    basePath: '/animals/v1',
+    keys: [{ key: TEST_KEY, plan: 'pro' }],
+    logger: QUIET_LOGGER,
+  });
   const host = createServer((req, res) => {
     if (req.url?.startsWith('/animals/') === true) app.handler(req, res);
     else res.end('the host program');
@@ -72,11 +78,19 @@ test('mounted in a host server under a prefix: the host keeps its own paths, and
   try {
     const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
     const auth = { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' };
-    const created = await request(`${url}/animals/v1/pets`, { method: 'POST', headers: auth, body: '{"name":"Mounted","categoryId":1}' });
+    const created = await request(`${url}/animals/v1/pets`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"name":"Mounted","categoryId":1}',
+    });
     assert.equal(created.statusCode, 201);
     assert.equal(created.headers.location, '/animals/v1/pets/1');
     await created.body.dump();
-    const again = await request(`${url}/animals/v1/pets`, { method: 'POST', headers: auth, body: '{"name":"Twice","categoryId":1}' });
+    const again = await request(`${url}/animals/v1/pets`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"name":"Twice","categoryId":1}',
+    });
     await again.body.dump();
     const page = await request(`${url}/animals/v1/pets?limit=1`, { headers: auth });
     assert.match(String(page.headers.link), /^<\/animals\/v1\/pets\?limit=1&cursor=/);

@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import { addressKey, clientAddress } from '../../src/http/client-address.js';
 
 const request = (remoteAddress: string, forwarded?: string): IncomingMessage =>
-  ({ socket: { remoteAddress }, headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded } }) as unknown as IncomingMessage;
+  ({
+    socket: { remoteAddress },
+    headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+  }) as unknown as IncomingMessage;
 
 test('IPv4 addresses are their own key; IPv4-mapped IPv6 is keyed as IPv4', () => {
   assert.equal(addressKey('203.0.113.7'), '203.0.113.7');

@@ -11,7 +11,9 @@ test('without configured origins no CORS header is sent and OPTIONS is an ordina
   try {
     const reply = await call(server, 'GET', '/v1/pets', { headers: { origin: ORIGIN } });
     assert.equal(reply.headers['access-control-allow-origin'], undefined);
-    const preflight = await call(server, 'OPTIONS', '/v1/pets', { headers: { origin: ORIGIN, 'access-control-request-method': 'POST', authorization: '' } });
+    const preflight = await call(server, 'OPTIONS', '/v1/pets', {
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', authorization: '' },
+    });
     assert.equal(preflight.status, 401);
   } finally {
     await server.close();
@@ -22,7 +24,12 @@ test('an allowed origin gets its preflight answered and the rate-limit and pagin
   const server = await startServer({ corsOrigins: [ORIGIN] });
   try {
     const preflight = await call(server, 'OPTIONS', '/v1/pets', {
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type', authorization: '' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+        authorization: '',
+      },
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers['access-control-allow-origin'], ORIGIN);
@@ -37,7 +44,9 @@ test('an allowed origin gets its preflight answered and the rate-limit and pagin
     assert.equal(reply.headers.vary, 'Origin');
     const other = await call(server, 'GET', '/v1/pets', { headers: { origin: 'https://evil.example' } });
     assert.equal(other.headers['access-control-allow-origin'], undefined);
-    const otherPreflight = await call(server, 'OPTIONS', '/v1/pets', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET', authorization: '' } });
+    const otherPreflight = await call(server, 'OPTIONS', '/v1/pets', {
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET', authorization: '' },
+    });
     assert.equal(otherPreflight.status, 401, 'a preflight from another origin is not answered as one');
   } finally {
     await server.close();

@@ -4,28 +4,51 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { hashKey, type ApiKey } from '../../src/auth/api-key.js';
+import { type ApiKey, hashKey } from '../../src/auth/api-key.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
-import { IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import type { Operation } from '../../src/http/operation.js';
 import { Router } from '../../src/http/router.js';
+import { IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import { RateLimiter } from '../../src/limits/index.js';
 
 const KEY = 'dispatch-test-key-0123456789';
-const record: ApiKey = { id: 'key_1', name: 't', plan: 'free', perMinute: 60, perDay: 1000, hash: hashKey(KEY), createdAt: '', revokedAt: null };
+const record: ApiKey = {
+  id: 'key_1',
+  name: 't',
+  plan: 'free',
+  perMinute: 60,
+  perDay: 1000,
+  hash: hashKey(KEY),
+  createdAt: '',
+  revokedAt: null,
+};
 
 test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
   const logged: Array<{ requestId: string; error: unknown }> = [];
   const router = new Router<Operation>().add('GET', '/boom', {
-    method: 'GET', path: '/boom', operationId: 'boom',
-    handle: () => { throw new Error('secret internal detail /etc/passwd'); },
+    method: 'GET',
+    path: '/boom',
+    operationId: 'boom',
+    handle: () => {
+      throw new Error('secret internal detail /etc/passwd');
+    },
   });
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
-    basePath: '/v1', router, keys: new KeyRing([record]), limiter: new RateLimiter(clock), clock,
-    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 10, cors: undefined, openapiJson: '{}', idempotency: new IdempotencyStore(clock),
+    basePath: '/v1',
+    router,
+    keys: new KeyRing([record]),
+    limiter: new RateLimiter(clock),
+    clock,
+    maxBodyBytes: 1024,
+    maxUrlBytes: 8192,
+    trustProxy: false,
+    maxInFlight: 10,
+    cors: undefined,
+    openapiJson: '{}',
+    idempotency: new IdempotencyStore(clock),
     isAccepting: () => true,
     logError: (requestId, error) => logged.push({ requestId, error }),
   });
@@ -33,10 +56,16 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const response = await request(`http://127.0.0.1:${port}/v1/boom`, { headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'req-42' } });
+    const response = await request(`http://127.0.0.1:${port}/v1/boom`, {
+      headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'req-42' },
+    });
     const text = await response.body.text();
     assert.equal(response.statusCode, 500);
-    assert.deepEqual(JSON.parse(text), { code: 'internal_error', message: 'An unexpected error occurred; quote the X-Request-Id header when reporting it.', status: 500 });
+    assert.deepEqual(JSON.parse(text), {
+      code: 'internal_error',
+      message: 'An unexpected error occurred; quote the X-Request-Id header when reporting it.',
+      status: 500,
+    });
     assert.doesNotMatch(text, /secret|passwd|at /);
     assert.equal(response.headers['x-ratelimit-limit'], '60');
     assert.equal(logged.length, 1);
@@ -50,14 +79,30 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
   // A holder, so TypeScript does not narrow the callback the route sets away.
   const gate: { release: (() => void) | undefined } = { release: undefined };
   const router = new Router<Operation>().add('GET', '/slow', {
-    method: 'GET', path: '/slow', operationId: 'slow',
-    handle: () => new Promise((resolve) => { gate.release = () => resolve({ status: 200, body: '{}' }); }),
+    method: 'GET',
+    path: '/slow',
+    operationId: 'slow',
+    handle: () =>
+      new Promise((resolve) => {
+        gate.release = () => resolve({ status: 200, body: '{}' });
+      }),
   });
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const handler = createDispatcher({
-    basePath: '/v1', router, keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]), limiter: new RateLimiter(clock), clock,
-    maxBodyBytes: 1024, maxUrlBytes: 8192, trustProxy: false, maxInFlight: 1, cors: undefined, openapiJson: '{}', idempotency: new IdempotencyStore(clock),
-    isAccepting: () => true, logError: () => {},
+    basePath: '/v1',
+    router,
+    keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]),
+    limiter: new RateLimiter(clock),
+    clock,
+    maxBodyBytes: 1024,
+    maxUrlBytes: 8192,
+    trustProxy: false,
+    maxInFlight: 1,
+    cors: undefined,
+    openapiJson: '{}',
+    idempotency: new IdempotencyStore(clock),
+    isAccepting: () => true,
+    logError: () => {},
   });
   const server = createServer(handler).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -76,7 +121,11 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     const second = await request(url, { headers });
     assert.equal(second.statusCode, 503);
     assert.equal(second.headers['retry-after'], '1');
-    assert.equal(second.headers['x-ratelimit-limit'], '1000', 'the 503 is an API answer: it counts and carries the limit headers');
+    assert.equal(
+      second.headers['x-ratelimit-limit'],
+      '1000',
+      'the 503 is an API answer: it counts and carries the limit headers',
+    );
     assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
     releaseFirst();
     assert.equal((await first).statusCode, 200);

@@ -3,7 +3,7 @@
 // good request is served; keys such as `__proto__` pollute nothing.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { call, type Reply, startServer, type TestServer } from '../helpers/server.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -27,12 +27,22 @@ async function petCount(): Promise<number> {
 }
 
 /** Asserts the contract's Error answer of an API request: status, code, content type and headers. */
-function assertError(reply: Reply, status: number, code: string, label: string): { message: string; details?: Array<{ path: string; message: string }> } {
+function assertError(
+  reply: Reply,
+  status: number,
+  code: string,
+  label: string,
+): { message: string; details?: Array<{ path: string; message: string }> } {
   assert.equal(reply.status, status, `${label}: ${reply.text}`);
   assert.equal(reply.headers['content-type'], JSON_TYPE, label);
-  assert.match(reply.headers['x-request-id'] as string ?? '', REQUEST_ID, label);
+  assert.match((reply.headers['x-request-id'] as string) ?? '', REQUEST_ID, label);
   assert.ok(reply.headers['x-ratelimit-limit'] !== undefined, `${label}: rate-limit headers on every API answer`);
-  const body = reply.json as { code: string; message: string; status: number; details?: Array<{ path: string; message: string }> };
+  const body = reply.json as {
+    code: string;
+    message: string;
+    status: number;
+    details?: Array<{ path: string; message: string }>;
+  };
   assert.equal(body.code, code, label);
   assert.equal(body.status, status, label);
   assert.ok(typeof body.message === 'string' && body.message.length > 0, label);
@@ -47,7 +57,12 @@ async function refusedWithoutChange(bodies: Array<string | Buffer>, status: numb
   const replies: Reply[] = [];
   for (const body of bodies) {
     const reply = await post(body);
-    assertError(reply, status, code, JSON.stringify((typeof body === 'string' ? body : body.toString('latin1')).slice(0, 80)));
+    assertError(
+      reply,
+      status,
+      code,
+      JSON.stringify((typeof body === 'string' ? body : body.toString('latin1')).slice(0, 80)),
+    );
     replies.push(reply);
   }
   assert.equal(await petCount(), before, 'the store is unchanged');
@@ -67,21 +82,51 @@ async function created(body: string | Buffer): Promise<Record<string, unknown>> 
 const nestedArrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 test('malformed JSON is 400 invalid_json naming the body', async () => {
-  const replies = await refusedWithoutChange([
-    '{', '}', '{"name":"Rex","categoryId":1', '{"name":"Rex","categoryId":1,}', "{'name':'Rex','categoryId':1}",
-    '{name:"Rex",categoryId:1}', '{"name":"Rex" "categoryId":1}', '{"name":"Rex","categoryId":}', '{"name":"Re\tx","categoryId":1}',
-    '{"name":"Rex","categoryId":NaN}', '{"name":"Rex","categoryId":Infinity}', '{"name":"Rex","categoryId":0x10}',
-    '{"name":"Rex","categoryId":01}', '{"name":"Rex","categoryId":+1}', '{"name":"Rex","categoryId":.5}', '{"name":"Rex","categoryId":1.}',
-    '{"name":"Rex\\x41","categoryId":1}', '{"name":"\\u12","categoryId":1}', '/* a comment */ {"name":"Rex","categoryId":1}',
-    'undefined', 'null null', '"unterminated',
-  ], 400, 'invalid_json');
+  const replies = await refusedWithoutChange(
+    [
+      '{',
+      '}',
+      '{"name":"Rex","categoryId":1',
+      '{"name":"Rex","categoryId":1,}',
+      "{'name':'Rex','categoryId':1}",
+      '{name:"Rex",categoryId:1}',
+      '{"name":"Rex" "categoryId":1}',
+      '{"name":"Rex","categoryId":}',
+      '{"name":"Re\tx","categoryId":1}',
+      '{"name":"Rex","categoryId":NaN}',
+      '{"name":"Rex","categoryId":Infinity}',
+      '{"name":"Rex","categoryId":0x10}',
+      '{"name":"Rex","categoryId":01}',
+      '{"name":"Rex","categoryId":+1}',
+      '{"name":"Rex","categoryId":.5}',
+      '{"name":"Rex","categoryId":1.}',
+      '{"name":"Rex\\x41","categoryId":1}',
+      '{"name":"\\u12","categoryId":1}',
+      '/* a comment */ {"name":"Rex","categoryId":1}',
+      'undefined',
+      'null null',
+      '"unterminated',
+    ],
+    400,
+    'invalid_json',
+  );
   for (const reply of replies) assert.match((reply.json as { message: string }).message, /request body/);
 });
 
 test('trailing garbage after a valid JSON value is 400 invalid_json', async () => {
-  await refusedWithoutChange([
-    `${VALID}x`, `${VALID}${VALID}`, `${VALID},`, `${VALID}]`, `${VALID}\u0000`, `${VALID} // comment`, `${VALID}\u00a0`,
-  ], 400, 'invalid_json');
+  await refusedWithoutChange(
+    [
+      `${VALID}x`,
+      `${VALID}${VALID}`,
+      `${VALID},`,
+      `${VALID}]`,
+      `${VALID}\u0000`,
+      `${VALID} // comment`,
+      `${VALID}\u00a0`,
+    ],
+    400,
+    'invalid_json',
+  );
 });
 
 test('white space around a valid JSON value is allowed (201)', async () => {
@@ -91,21 +136,30 @@ test('white space around a valid JSON value is allowed (201)', async () => {
 
 test('a UTF-8 BOM before valid JSON is 400 invalid_json: a BOM is not JSON', async () => {
   const bom = Buffer.from([0xef, 0xbb, 0xbf]);
-  await refusedWithoutChange([Buffer.concat([bom, Buffer.from(VALID)]), bom, Buffer.concat([Buffer.from(VALID), bom])], 400, 'invalid_json');
+  await refusedWithoutChange(
+    [Buffer.concat([bom, Buffer.from(VALID)]), bom, Buffer.concat([Buffer.from(VALID), bom])],
+    400,
+    'invalid_json',
+  );
 });
 
 test('bytes that are not UTF-8 are 400 invalid_json, never decoded with replacement characters', async () => {
-  const withName = (bytes: number[]): Buffer => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('","categoryId":1}')]);
-  await refusedWithoutChange([
-    withName([0xff]), // never valid in UTF-8
-    withName([0xe9]), // Latin-1 "é"
-    withName([0xc0, 0xaf]), // overlong "/"
-    withName([0xed, 0xa0, 0x80]), // a surrogate encoded as UTF-8 (CESU-8)
-    withName([0xf4, 0x90, 0x80, 0x80]), // beyond U+10FFFF
-    withName([0xe2, 0x82]), // a truncated sequence
-    Buffer.concat([Buffer.from(VALID.slice(0, -1)), Buffer.from([0xe2, 0x82])]),
-    Buffer.from(`\ufeff${VALID}`, 'utf16le'), // UTF-16 with its BOM
-  ], 400, 'invalid_json');
+  const withName = (bytes: number[]): Buffer =>
+    Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('","categoryId":1}')]);
+  await refusedWithoutChange(
+    [
+      withName([0xff]), // never valid in UTF-8
+      withName([0xe9]), // Latin-1 "é"
+      withName([0xc0, 0xaf]), // overlong "/"
+      withName([0xed, 0xa0, 0x80]), // a surrogate encoded as UTF-8 (CESU-8)
+      withName([0xf4, 0x90, 0x80, 0x80]), // beyond U+10FFFF
+      withName([0xe2, 0x82]), // a truncated sequence
+      Buffer.concat([Buffer.from(VALID.slice(0, -1)), Buffer.from([0xe2, 0x82])]),
+      Buffer.from(`\ufeff${VALID}`, 'utf16le'), // UTF-16 with its BOM
+    ],
+    400,
+    'invalid_json',
+  );
   const after = await call(server, 'GET', '/v1/pets');
   assert.ok(!after.text.includes('\ufffd'), 'no replacement character was stored');
 });
@@ -113,14 +167,18 @@ test('bytes that are not UTF-8 are 400 invalid_json, never decoded with replacem
 test('10,000 nested arrays inside a property are 400 invalid_body, not a 500 or a crash', async () => {
   const deep = nestedArrays(10_000);
   assert.ok(Buffer.byteLength(deep) < 65_536);
-  const [extra, inName, inStatus] = await refusedWithoutChange([
-    `{"name":"Rex","categoryId":1,"toys":${deep}}`,
-    `{"name":${deep},"categoryId":1}`,
-    `{"name":"Rex","categoryId":1,"status":${deep}}`,
-  ], 400, 'invalid_body');
-  assert.match((extra?.json as { message: string }).message, /"toys" is not a property of NewPet/);
-  assert.match((inName?.json as { message: string }).message, /"name" must be/);
-  assert.match((inStatus?.json as { message: string }).message, /"status" must be/);
+  const [extra, inName, inStatus] = await refusedWithoutChange(
+    [
+      `{"name":"Rex","categoryId":1,"toys":${deep}}`,
+      `{"name":${deep},"categoryId":1}`,
+      `{"name":"Rex","categoryId":1,"status":${deep}}`,
+    ],
+    400,
+    'invalid_body',
+  );
+  assert.match((extra!.json as { message: string }).message, /"toys" is not a property of NewPet/);
+  assert.match((inName!.json as { message: string }).message, /"name" must be/);
+  assert.match((inStatus!.json as { message: string }).message, /"status" must be/);
 });
 
 test('nesting as deep as 64 KiB allows, of arrays or objects, is refused with a 400', async () => {
@@ -129,7 +187,11 @@ test('nesting as deep as 64 KiB allows, of arrays or objects, is refused with a 
   assert.ok(Buffer.byteLength(arrays) <= 65_536 && Buffer.byteLength(objects) <= 65_536);
   await refusedWithoutChange([arrays, objects, `{"name":"Rex","categoryId":1,"x":${objects}}`], 400, 'invalid_body');
   // Unterminated, it is not JSON at all.
-  await refusedWithoutChange(['['.repeat(60_000), `{"name":"Rex","categoryId":1,"x":${'{"a":'.repeat(10_000)}`], 400, 'invalid_json');
+  await refusedWithoutChange(
+    ['['.repeat(60_000), `{"name":"Rex","categoryId":1,"x":${'{"a":'.repeat(10_000)}`],
+    400,
+    'invalid_json',
+  );
 });
 
 test('a deeply nested value overwritten by a later duplicate member is harmless (201)', async () => {
@@ -138,50 +200,88 @@ test('a deeply nested value overwritten by a later duplicate member is harmless 
 });
 
 test('JSON bodies that are not objects are 400 invalid_body', async () => {
-  const replies = await refusedWithoutChange(['null', 'true', '0', '"Rex"', '[]', `[${VALID}]`, '1e400'], 400, 'invalid_body');
+  const replies = await refusedWithoutChange(
+    ['null', 'true', '0', '"Rex"', '[]', `[${VALID}]`, '1e400'],
+    400,
+    'invalid_body',
+  );
   for (const reply of replies) assert.match((reply.json as { message: string }).message, /JSON object/);
 });
 
 test('1e400 and other numbers beyond the double range are 400 invalid_body naming categoryId', async () => {
-  const replies = await refusedWithoutChange([
-    '{"name":"Rex","categoryId":1e400}', '{"name":"Rex","categoryId":-1e400}', '{"name":"Rex","categoryId":1e-400}',
-    `{"name":"Rex","categoryId":1${'0'.repeat(400)}}`, `{"name":"Rex","categoryId":1${'0'.repeat(30_000)}}`,
-    '{"name":"Rex","categoryId":1,"weight":1e400}',
-  ], 400, 'invalid_body');
+  const replies = await refusedWithoutChange(
+    [
+      '{"name":"Rex","categoryId":1e400}',
+      '{"name":"Rex","categoryId":-1e400}',
+      '{"name":"Rex","categoryId":1e-400}',
+      `{"name":"Rex","categoryId":1${'0'.repeat(400)}}`,
+      `{"name":"Rex","categoryId":1${'0'.repeat(30_000)}}`,
+      '{"name":"Rex","categoryId":1,"weight":1e400}',
+    ],
+    400,
+    'invalid_body',
+  );
   for (const reply of replies.slice(0, 5)) {
     const body = reply.json as { message: string; details: Array<{ path: string }> };
     assert.match(body.message, /"categoryId" must be an integer from 1 to 9007199254740991/);
-    assert.deepEqual(body.details.map((detail) => detail.path), ['/categoryId']);
+    assert.deepEqual(
+      body.details.map((detail) => detail.path),
+      ['/categoryId'],
+    );
   }
 });
 
 test('-0 is not a categoryId from 1 (400 invalid_body), nor a status', async () => {
-  await refusedWithoutChange([
-    '{"name":"Rex","categoryId":-0}', '{"name":"Rex","categoryId":-0.0}', '{"name":"Rex","categoryId":-0e0}', '{"name":"Rex","categoryId":0}',
-    '{"name":"Rex","categoryId":1,"status":-0}', '{"name":-0,"categoryId":1}',
-  ], 400, 'invalid_body');
+  await refusedWithoutChange(
+    [
+      '{"name":"Rex","categoryId":-0}',
+      '{"name":"Rex","categoryId":-0.0}',
+      '{"name":"Rex","categoryId":-0e0}',
+      '{"name":"Rex","categoryId":0}',
+      '{"name":"Rex","categoryId":1,"status":-0}',
+      '{"name":-0,"categoryId":1}',
+    ],
+    400,
+    'invalid_body',
+  );
 });
 
 test('integers past 2^53 − 1 are 400 invalid_body; 2^53 − 1 itself is stored exactly', async () => {
-  await refusedWithoutChange([
-    '{"name":"Rex","categoryId":9007199254740992}', '{"name":"Rex","categoryId":9007199254740993}',
-    '{"name":"Rex","categoryId":18446744073709551616}', '{"name":"Rex","categoryId":-9007199254740991}',
-    '{"name":"Rex","categoryId":9007199254740991.5}',
-  ], 400, 'invalid_body');
+  await refusedWithoutChange(
+    [
+      '{"name":"Rex","categoryId":9007199254740992}',
+      '{"name":"Rex","categoryId":9007199254740993}',
+      '{"name":"Rex","categoryId":18446744073709551616}',
+      '{"name":"Rex","categoryId":-9007199254740991}',
+      '{"name":"Rex","categoryId":9007199254740991.5}',
+    ],
+    400,
+    'invalid_body',
+  );
   const reply = await post('{"name":"Max","categoryId":9007199254740991}');
   assert.equal(reply.status, 201);
   assert.match(reply.text, /"categoryId":9007199254740991,/);
 });
 
 test('lone surrogates escaped in name are 400 invalid_body naming name', async () => {
-  const replies = await refusedWithoutChange([
-    '{"name":"\\ud800","categoryId":1}', '{"name":"\\udfff","categoryId":1}', '{"name":"Rex\\ud83d","categoryId":1}',
-    '{"name":"\\udc36\\ud83d","categoryId":1}', '{"name":"a\\ud800b","categoryId":1}',
-  ], 400, 'invalid_body');
+  const replies = await refusedWithoutChange(
+    [
+      '{"name":"\\ud800","categoryId":1}',
+      '{"name":"\\udfff","categoryId":1}',
+      '{"name":"Rex\\ud83d","categoryId":1}',
+      '{"name":"\\udc36\\ud83d","categoryId":1}',
+      '{"name":"a\\ud800b","categoryId":1}',
+    ],
+    400,
+    'invalid_body',
+  );
   for (const reply of replies) {
     const body = reply.json as { message: string; details: Array<{ path: string }> };
     assert.match(body.message, /"name"/);
-    assert.deepEqual(body.details.map((detail) => detail.path), ['/name']);
+    assert.deepEqual(
+      body.details.map((detail) => detail.path),
+      ['/name'],
+    );
   }
   // The whole listing is still well-formed UTF-8 that a strict decoder accepts.
   const list = await call(server, 'GET', '/v1/pets?limit=100');
@@ -212,8 +312,12 @@ test('duplicate members: the last one wins (201), for better and for worse', asy
   assert.equal(renamed.name, 'Last');
   const fixed = await created('{"name":"Rex","categoryId":"x","status":"lost","categoryId":2,"status":"sold"}');
   assert.deepEqual({ categoryId: fixed.categoryId, status: fixed.status }, { categoryId: 2, status: 'sold' });
-  const [broken] = await refusedWithoutChange(['{"name":"Rex","categoryId":1,"status":"sold","status":"lost"}'], 400, 'invalid_body');
-  assert.match((broken?.json as { message: string }).message, /"status" must be one of/);
+  const [broken] = await refusedWithoutChange(
+    ['{"name":"Rex","categoryId":1,"status":"sold","status":"lost"}'],
+    400,
+    'invalid_body',
+  );
+  assert.match((broken!.json as { message: string }).message, /"status" must be one of/);
 });
 
 test('__proto__, constructor and prototype members are refused with invalid_body naming them', async () => {
@@ -227,12 +331,19 @@ test('__proto__, constructor and prototype members are refused with invalid_body
     ['{"name":"Rex","categoryId":1,"toString":"x","valueOf":1,"hasOwnProperty":2}', 'toString'],
     ['{"name":"Rex","categoryId":1,"id":7}', 'id'],
   ];
-  const replies = await refusedWithoutChange(cases.map(([body]) => body), 400, 'invalid_body');
+  const replies = await refusedWithoutChange(
+    cases.map(([body]) => body),
+    400,
+    'invalid_body',
+  );
   replies.forEach((reply, index) => {
     const [, name] = cases[index] as [string, string];
     const body = reply.json as { message: string; details: Array<{ path: string }> };
     assert.match(body.message, new RegExp(`"${name}" is not a property of NewPet`), name);
-    assert.ok(body.details.some((detail) => detail.path === `/${name}`), name);
+    assert.ok(
+      body.details.some((detail) => detail.path === `/${name}`),
+      name,
+    );
   });
 });
 
@@ -242,7 +353,8 @@ test('after every hostile key, Object.prototype is not polluted and new pets car
     '{"__proto__":{"polluted":"yes"},"name":"Rex","categoryId":1}',
     '{"constructor":{"prototype":{"polluted":"yes"}},"name":"Rex","categoryId":1}',
     '{"name":"Rex","categoryId":1,"__proto__":{"__proto__":{"polluted":"yes"}}}',
-  ]) assert.equal((await post(body)).status, 400, body);
+  ])
+    assert.equal((await post(body)).status, 400, body);
   // A valid body with an Idempotency-Key goes through canonicalisation too; nothing may leak from it.
   const keyed = await call(server, 'POST', '/v1/pets', {
     body: '{"name":"Clean","categoryId":1,"__proto__":{"polluted":"yes"}}',

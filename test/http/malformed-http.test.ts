@@ -63,19 +63,33 @@ function exchange(url: string, pieces: string | string[], { waitMs = 3_000, gapM
 }
 
 /** The first answer in raw bytes: status, lower-cased headers and parsed JSON body. */
-function firstAnswer(raw: string): { status: number; headers: Map<string, string>; body: { code: string; message: string; status: number } } {
+function firstAnswer(raw: string): {
+  status: number;
+  headers: Map<string, string>;
+  body: { code: string; message: string; status: number };
+} {
   const end = raw.indexOf('\r\n\r\n');
   assert.ok(end > 0, `an answer: ${JSON.stringify(raw.slice(0, 200))}`);
   const [statusLine = '', ...lines] = raw.slice(0, end).split('\r\n');
-  const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = new Map(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const length = Number(headers.get('content-length'));
   assert.ok(Number.isInteger(length), `a Content-Length: ${JSON.stringify(raw.slice(0, 300))}`);
-  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(raw.slice(end + 4, end + 4 + length)) as { code: string; message: string; status: number } };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: JSON.parse(raw.slice(end + 4, end + 4 + length)) as { code: string; message: string; status: number },
+  };
 }
 
 /** Asserts one raw JSON error answer, and only one, with the connection closed by the server. */
 function assertRefused(result: Exchange, status: number, code: string, label: string): void {
-  assert.deepEqual(statusesIn(result.raw), [status], `${label}: exactly one answer, ${JSON.stringify(result.raw.slice(0, 300))}`);
+  assert.deepEqual(
+    statusesIn(result.raw),
+    [status],
+    `${label}: exactly one answer, ${JSON.stringify(result.raw.slice(0, 300))}`,
+  );
   assert.ok(result.closedByServer, `${label}: the server closed the connection`);
   const answer = firstAnswer(result.raw);
   assert.equal(answer.headers.get('content-type'), JSON_TYPE, label);
@@ -95,9 +109,18 @@ async function petCount(target: TestServer = server): Promise<number> {
 test('request lines that are not HTTP/1.1 are 400 bad_request with the JSON body, and the connection closes', async () => {
   const before = await petCount();
   for (const requestLine of [
-    'GARBAGE', 'GET /v1/pets HTTP/9.9', 'GET /v1/pets HTTP/1.1 extra', 'GET /v1/pets HTTP/1.x', 'get /v1/pets HTTP/1.1',
-    'FOO /v1/pets HTTP/1.1', 'G(T /v1/pets HTTP/1.1', 'GET /v1/pe ts HTTP/1.1', 'GET /v1/pets\t HTTP/1.1', 'GET /v1/pets\u0000 HTTP/1.1',
-    'GET /v1/pets/\u00c3\u00a9 HTTP/1.1', '\u0000\u0001\u0002\u0003',
+    'GARBAGE',
+    'GET /v1/pets HTTP/9.9',
+    'GET /v1/pets HTTP/1.1 extra',
+    'GET /v1/pets HTTP/1.x',
+    'get /v1/pets HTTP/1.1',
+    'FOO /v1/pets HTTP/1.1',
+    'G(T /v1/pets HTTP/1.1',
+    'GET /v1/pe ts HTTP/1.1',
+    'GET /v1/pets\t HTTP/1.1',
+    'GET /v1/pets\u0000 HTTP/1.1',
+    'GET /v1/pets/\u00c3\u00a9 HTTP/1.1',
+    '\u0000\u0001\u0002\u0003',
   ]) {
     const result = await exchange(server.url, `${requestLine}\r\nHost: x\r\n${AUTH_LINE}\r\n${SMUGGLED_POST}`);
     assertRefused(result, 400, 'bad_request', JSON.stringify(requestLine));
@@ -109,16 +132,37 @@ test('request-smuggling framings are 400 bad_request, the connection closed, nev
   const before = await petCount();
   const post = `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\n`;
   const cases: Array<[string, string]> = [
-    ['both Transfer-Encoding and Content-Length', `${post}Transfer-Encoding: chunked\r\nContent-Length: ${5 + SMUGGLED_POST.length}\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
-    ['both Content-Length and Transfer-Encoding', `${post}Content-Length: ${5 + SMUGGLED_POST.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
-    ['two different Content-Lengths', `${post}Content-Length: 0\r\nContent-Length: ${SMUGGLED_POST.length}\r\n\r\n${SMUGGLED_POST}`],
+    [
+      'both Transfer-Encoding and Content-Length',
+      `${post}Transfer-Encoding: chunked\r\nContent-Length: ${5 + SMUGGLED_POST.length}\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
+    [
+      'both Content-Length and Transfer-Encoding',
+      `${post}Content-Length: ${5 + SMUGGLED_POST.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
+    [
+      'two different Content-Lengths',
+      `${post}Content-Length: 0\r\nContent-Length: ${SMUGGLED_POST.length}\r\n\r\n${SMUGGLED_POST}`,
+    ],
     ['two Content-Lengths in one field', `${post}Content-Length: 0, ${SMUGGLED_POST.length}\r\n\r\n${SMUGGLED_POST}`],
-    ['Transfer-Encoding: chunked, identity', `${post}Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
+    [
+      'Transfer-Encoding: chunked, identity',
+      `${post}Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
     ['Transfer-Encoding without chunked last', `${post}Transfer-Encoding: identity\r\n\r\n${SMUGGLED_POST}`],
-    ['Transfer-Encoding: chunked twice', `${post}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
-    ['a space before the colon of Transfer-Encoding', `${post}Transfer-Encoding : chunked\r\nContent-Length: ${5 + SMUGGLED_POST.length}\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
+    [
+      'Transfer-Encoding: chunked twice',
+      `${post}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
+    [
+      'a space before the colon of Transfer-Encoding',
+      `${post}Transfer-Encoding : chunked\r\nContent-Length: ${5 + SMUGGLED_POST.length}\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
     ['a folded Transfer-Encoding', `${post}Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n${SMUGGLED_POST}`],
-    ['a chunk size that is not hexadecimal', `${post}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n${SMUGGLED_POST}`],
+    [
+      'a chunk size that is not hexadecimal',
+      `${post}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n${SMUGGLED_POST}`,
+    ],
     ['a negative Content-Length', `${post}Content-Length: -1\r\n\r\n${SMUGGLED_POST}`],
     ['a Content-Length that is not a number', `${post}Content-Length: 1e3\r\n\r\n${SMUGGLED_POST}`],
     ['a Content-Length past 2^64', `${post}Content-Length: 99999999999999999999999\r\n\r\n${SMUGGLED_POST}`],
@@ -160,7 +204,10 @@ test('an HTTP/1.1 request without Host is 400 bad_request with the JSON body', a
 
 test('an HTTP/1.1 request with two Host headers is 400 (RFC 9112 §3.2: Host must be single)', async () => {
   const before = await petCount();
-  const result = await exchange(server.url, `GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${AUTH_LINE}Connection: close\r\n\r\n`);
+  const result = await exchange(
+    server.url,
+    `GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${AUTH_LINE}Connection: close\r\n\r\n`,
+  );
   assert.deepEqual(statusesIn(result.raw), [400]);
   const answer = firstAnswer(result.raw);
   assert.equal(answer.headers.get('content-type'), JSON_TYPE);
@@ -181,8 +228,14 @@ test('headers over 16 KiB are 431 headers_too_large with the JSON body, and the 
   const cases: Array<[string, string]> = [
     ['one 20 KiB header', `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`],
     ['200 headers of 100 bytes', `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}${manyHeaders}\r\n`],
-    ['a 20 KiB Authorization header', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'k'.repeat(20 * 1024)}\r\n\r\n`],
-    ['a POST with 20 KiB of headers', `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\nContent-Length: ${VALID.length}\r\n\r\n${VALID}`],
+    [
+      'a 20 KiB Authorization header',
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'k'.repeat(20 * 1024)}\r\n\r\n`,
+    ],
+    [
+      'a POST with 20 KiB of headers',
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\nContent-Length: ${VALID.length}\r\n\r\n${VALID}`,
+    ],
   ];
   for (const [label, bytes] of cases) {
     const result = await exchange(server.url, `${bytes}${SMUGGLED_GET}`);
@@ -198,7 +251,10 @@ test('headers over 16 KiB are 431 headers_too_large with the JSON body, and the 
 test('the 431 message names the configured header limit', async () => {
   const small = await startServer({ maxHeaderBytes: 4096 });
   try {
-    const result = await exchange(small.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(6 * 1024)}\r\n\r\n`);
+    const result = await exchange(
+      small.url,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(6 * 1024)}\r\n\r\n`,
+    );
     assertRefused(result, 431, 'headers_too_large', 'over a 4 KiB limit');
     assert.match(firstAnswer(result.raw).body.message, /larger than 4 KiB/);
   } finally {
@@ -219,8 +275,12 @@ test('a request target over 8 KiB (under 16 KiB) is 414 uri_too_long with the JS
     const reply = await call(server, 'GET', target, { headers });
     assert.equal(reply.status, 414, label);
     assert.equal(reply.headers['content-type'], JSON_TYPE, label);
-    assert.match(reply.headers['x-request-id'] as string ?? '', REQUEST_ID, label);
-    assert.deepEqual(reply.json, { code: 'uri_too_long', message: 'The request target is longer than 8192 bytes', status: 414 }, label);
+    assert.match((reply.headers['x-request-id'] as string) ?? '', REQUEST_ID, label);
+    assert.deepEqual(
+      reply.json,
+      { code: 'uri_too_long', message: 'The request target is longer than 8192 bytes', status: 414 },
+      label,
+    );
   }
   const post = await call(server, 'POST', longQuery, { json: { name: 'Rex', categoryId: 1 } });
   assert.equal(post.status, 414);
@@ -236,7 +296,7 @@ test('a request target of exactly 8192 bytes is served; 8193 bytes are 414', asy
   assert.equal((overLimit.json as { code: string }).code, 'uri_too_long');
 });
 
-test('a 100 KB URL is 431 (past Node\'s 16 KiB header limit) or 414, with the JSON body, and the connection closes', async () => {
+test("a 100 KB URL is 431 (past Node's 16 KiB header limit) or 414, with the JSON body, and the connection closes", async () => {
   const before = await petCount();
   for (const target of [`/v1/pets?pad=${'a'.repeat(100_000)}`, `/v1/pets/${'%2e'.repeat(33_000)}`]) {
     const result = await exchange(server.url, `GET ${target} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}\r\n${SMUGGLED_POST}`);
@@ -251,7 +311,15 @@ test('percent-encoded and case tricks in paths are matched as sent: 400 invalid_
   const before = await petCount();
   const get = (path: string, withKey = true): Promise<Exchange> =>
     exchange(server.url, `GET ${path} HTTP/1.1\r\nHost: x\r\n${withKey ? AUTH_LINE : ''}Connection: close\r\n\r\n`);
-  for (const path of ['/v1/pets/%2e%2e', '/v1/pets/%2E%2E', '/v1/pets/..%2f1', '/v1/pets/%2e%2e%2f1', '/v1/pets/%31', '/v1/pets/1%00', '/v1/pets/%2e']) {
+  for (const path of [
+    '/v1/pets/%2e%2e',
+    '/v1/pets/%2E%2E',
+    '/v1/pets/..%2f1',
+    '/v1/pets/%2e%2e%2f1',
+    '/v1/pets/%31',
+    '/v1/pets/1%00',
+    '/v1/pets/%2e',
+  ]) {
     const result = await get(path);
     assert.deepEqual(statusesIn(result.raw), [400], path);
     const answer = firstAnswer(result.raw);
@@ -259,7 +327,15 @@ test('percent-encoded and case tricks in paths are matched as sent: 400 invalid_
     assert.equal(answer.body.code, 'invalid_parameter', path);
     assert.equal(answer.headers.get('deprecation'), '@1795305600', path);
   }
-  for (const path of ['/v1//pets', '/v1/%70ets', '/v1/pets%2f1', '/v1/PETS', '/v1/pets/1/', '/v1/./pets', '/v1/pets/1/..']) {
+  for (const path of [
+    '/v1//pets',
+    '/v1/%70ets',
+    '/v1/pets%2f1',
+    '/v1/PETS',
+    '/v1/pets/1/',
+    '/v1/./pets',
+    '/v1/pets/1/..',
+  ]) {
     const result = await get(path);
     assert.deepEqual(statusesIn(result.raw), [404], path);
     const answer = firstAnswer(result.raw);
@@ -273,8 +349,19 @@ test('percent-encoded and case tricks in paths are matched as sent: 400 invalid_
     assert.equal(firstAnswer(result.raw).body.code, 'not_found', path);
   }
   // Writes to look-alike paths create nothing.
-  for (const path of ['/v1//pets', '/V1/PETS', '/v1/pets/', '/v1/%70ets', '/v1/./pets', '/v1/pets/%2e%2e', '/v1/pets/..']) {
-    const result = await exchange(server.url, `POST ${path} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: ${VALID.length}\r\nConnection: close\r\n\r\n${VALID}`);
+  for (const path of [
+    '/v1//pets',
+    '/V1/PETS',
+    '/v1/pets/',
+    '/v1/%70ets',
+    '/v1/./pets',
+    '/v1/pets/%2e%2e',
+    '/v1/pets/..',
+  ]) {
+    const result = await exchange(
+      server.url,
+      `POST ${path} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: ${VALID.length}\r\nConnection: close\r\n\r\n${VALID}`,
+    );
     const [status] = statusesIn(result.raw);
     assert.ok(status === 404 || status === 405, `${path}: ${String(status)}`);
   }
@@ -282,7 +369,10 @@ test('percent-encoded and case tricks in paths are matched as sent: 400 invalid_
 });
 
 test('a method the route lacks is 405 with Allow; a method Node does not know is 400 bad_request', async () => {
-  const known = await exchange(server.url, `PROPFIND /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`);
+  const known = await exchange(
+    server.url,
+    `PROPFIND /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`,
+  );
   assert.deepEqual(statusesIn(known.raw), [405]);
   const answer = firstAnswer(known.raw);
   assert.equal(answer.body.code, 'method_not_allowed');
@@ -294,33 +384,55 @@ test('a method the route lacks is 405 with Allow; a method Node does not know is
 test('CONNECT is answered like any method, never left hanging: 404 off the base path, 401 without a key, 405 with Allow on a route', async () => {
   const before = await petCount();
   // Bytes after the CONNECT head (a would-be tunnel) are never read as a second request.
-  const offPath = await exchange(server.url, `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n${SMUGGLED_POST}`);
+  const offPath = await exchange(
+    server.url,
+    `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n${SMUGGLED_POST}`,
+  );
   assertRefused(offPath, 404, 'not_found', 'CONNECT example.com:443');
   assert.match(offPath.raw, /\r\nx-request-id: [A-Za-z0-9._:-]+\r\n/i);
   const noKey = await exchange(server.url, 'CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n');
   assertRefused(noKey, 401, 'unauthorized', 'CONNECT without a key');
-  const onRoute = await exchange(server.url, `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}\r\n${SMUGGLED_POST}`);
+  const onRoute = await exchange(
+    server.url,
+    `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}\r\n${SMUGGLED_POST}`,
+  );
   assertRefused(onRoute, 405, 'method_not_allowed', 'CONNECT /v1/pets');
   assert.equal(firstAnswer(onRoute.raw).headers.get('allow'), 'GET, HEAD, POST');
   assert.equal(await petCount(), before);
 });
 
 test('an Expect the server does not know is ignored (RFC 9110 section 10.1.1): the request is served with the JSON answer', async () => {
-  const result = await exchange(server.url, `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: bogus\r\nConnection: close\r\n\r\n`);
+  const result = await exchange(
+    server.url,
+    `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: bogus\r\nConnection: close\r\n\r\n`,
+  );
   assert.deepEqual(statusesIn(result.raw), [200]);
   assert.equal(firstAnswer(result.raw).headers.get('content-type'), JSON_TYPE);
-  const post = await exchange(server.url, `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: ${VALID.length}\r\nConnection: close\r\n\r\n${VALID}`);
+  const post = await exchange(
+    server.url,
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Expect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: ${VALID.length}\r\nConnection: close\r\n\r\n${VALID}`,
+  );
   assert.deepEqual(statusesIn(post.raw), [201]);
 });
 
 test('HTTP that Node refuses and an over-long target count against no key', async () => {
-  const counted = await startServer({ clock: new ManualClock(Date.UTC(2027, 0, 1)), keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 100, perDay: 1000 }] });
+  const counted = await startServer({
+    clock: new ManualClock(Date.UTC(2027, 0, 1)),
+    keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 100, perDay: 1000 }],
+  });
   try {
-    const remaining = async (): Promise<number> => Number((await call(counted, 'GET', '/v1/pets')).headers['x-ratelimit-remaining']);
+    const remaining = async (): Promise<number> =>
+      Number((await call(counted, 'GET', '/v1/pets')).headers['x-ratelimit-remaining']);
     const first = await remaining();
     await exchange(counted.url, `GET /v1/pets HTTP/1.1\r\nHost : x\r\n${AUTH_LINE}\r\n`);
-    await exchange(counted.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
-    await exchange(counted.url, `GET /v1/pets?pad=${'a'.repeat(10 * 1024)} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`);
+    await exchange(
+      counted.url,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+    );
+    await exchange(
+      counted.url,
+      `GET /v1/pets?pad=${'a'.repeat(10 * 1024)} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`,
+    );
     // The clock stands still, so only requests that were counted can have taken tokens.
     assert.equal(await remaining(), first - 1);
   } finally {
@@ -334,7 +446,9 @@ const SLOW_BOUND_MS = 5_000;
 test('a client that sends half its headers and stops gets 408 request_timeout, and the connection closes', async () => {
   const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
   try {
-    const result = await exchange(slow.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE.slice(0, 20)}`, { waitMs: SLOW_BOUND_MS + 1_000 });
+    const result = await exchange(slow.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE.slice(0, 20)}`, {
+      waitMs: SLOW_BOUND_MS + 1_000,
+    });
     assert.ok(result.closedByServer && result.elapsedMs < SLOW_BOUND_MS, `closed after ${result.elapsedMs} ms`);
     assertRefused(result, 408, 'request_timeout', 'half the headers');
     assert.equal(await petCount(slow), 0);
@@ -359,7 +473,11 @@ test('headers trickled a byte at a time are cut off on time with 408, however st
 test('a body that stops short of its Content-Length is cut off with 408 request_timeout, creating nothing', async () => {
   const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
   try {
-    const result = await exchange(slow.url, `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${VALID}`, { waitMs: SLOW_BOUND_MS + 1_000 });
+    const result = await exchange(
+      slow.url,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${VALID}`,
+      { waitMs: SLOW_BOUND_MS + 1_000 },
+    );
     assert.ok(result.closedByServer && result.elapsedMs < SLOW_BOUND_MS, `closed after ${result.elapsedMs} ms`);
     assertRefused(result, 408, 'request_timeout', 'a stalled body');
     assert.equal(await petCount(slow), 0);
@@ -387,15 +505,28 @@ test('a body trickled a byte at a time is cut off on time with 408, creating not
 
 test('a 408 for a body too slow to arrive counts against no key: the token it took is given back', async () => {
   // A manual clock: no refill while the test waits for the real request timeout.
-  const slow = await startServer({ headersTimeoutMs: 500, requestTimeoutMs: 1000, clock: new ManualClock(Date.UTC(2027, 0, 1)), keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 10, perDay: 1000 }] });
+  const slow = await startServer({
+    headersTimeoutMs: 500,
+    requestTimeoutMs: 1000,
+    clock: new ManualClock(Date.UTC(2027, 0, 1)),
+    keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 10, perDay: 1000 }],
+  });
   try {
-    const remaining = async (): Promise<string> => String((await call(slow, 'GET', '/v1/pets')).headers['x-ratelimit-remaining']);
+    const remaining = async (): Promise<string> =>
+      String((await call(slow, 'GET', '/v1/pets')).headers['x-ratelimit-remaining']);
     assert.equal(await remaining(), '9');
-    const result = await exchange(slow.url, `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`, { waitMs: SLOW_BOUND_MS + 1_000 });
+    const result = await exchange(
+      slow.url,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+      { waitMs: SLOW_BOUND_MS + 1_000 },
+    );
     assertRefused(result, 408, 'request_timeout', 'a stalled body');
     assert.equal(await remaining(), '8', 'only the two GETs count');
     // A request that was answered counts, whatever its status.
-    assert.equal((await call(slow, 'POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await call(slow, 'POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } })).status,
+      400,
+    );
     assert.equal(await remaining(), '6');
   } finally {
     await slow.close();
@@ -409,16 +540,23 @@ test('after a 408, a half-open client cannot finish its request: nothing is crea
     const { hostname, port } = new URL(slow.url);
     const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
     let received = '';
-    socket.on('data', (chunk: Buffer) => { received += chunk.toString(); });
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
     socket.on('error', () => {}); // the rest of the body may meet a closed connection
-    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nIdempotency-Key: half-open\r\n`
-      + `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nIdempotency-Key: half-open\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
     await once(socket, 'end');
     assert.match(received, /^HTTP\/1\.1 408 /);
     // The client goes on as if nothing happened; the server must no longer be reading.
     socket.end(body.slice(5));
     if (!socket.destroyed) await once(socket, 'close');
-    const retry = await call(slow, 'POST', '/v1/pets', { body, headers: { 'content-type': 'application/json', 'idempotency-key': 'half-open' } });
+    const retry = await call(slow, 'POST', '/v1/pets', {
+      body,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'half-open' },
+    });
     assert.equal(retry.status, 201, `no longer in flight: ${retry.text}`);
     assert.equal(retry.headers['idempotent-replayed'], undefined, 'the cut-off request was never carried out');
     assert.equal(await petCount(slow), 1);

@@ -10,6 +10,7 @@ before(async () => {
 });
 after(() => server.close());
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test walks an arbitrary JSON document by path
 type Json = Record<string, any>;
 
 async function documentOf(): Promise<Json> {
@@ -31,19 +32,27 @@ test('it names the three operations, the animals tag, bearer security and the de
   const document = await documentOf();
   assert.equal(document.info.version, '1.0.0');
   const operations = [document.paths['/pets'].get, document.paths['/pets'].post, document.paths['/pets/{petId}'].get];
-  assert.deepEqual(operations.map((operation) => operation.operationId), ['listPets', 'createPet', 'getPet']);
+  assert.deepEqual(
+    operations.map((operation) => operation.operationId),
+    ['listPets', 'createPet', 'getPet'],
+  );
   for (const operation of operations) {
     assert.deepEqual(operation.tags, ['animals']);
     assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
-    for (const status of ['401', '429']) assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`);
+    for (const status of ['401', '429'])
+      assert.ok(operation.responses[status], `${operation.operationId} documents ${status}`);
     const success = operation.responses[operation.operationId === 'createPet' ? '201' : '200'];
-    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) assert.ok(success.headers[header], header);
+    for (const header of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+      assert.ok(success.headers[header], header);
   }
   assert.equal(document.components.securitySchemes.bearerAuth.scheme, 'bearer');
   assert.equal(document.paths['/pets/{petId}'].get.deprecated, true);
   assert.ok(document.paths['/pets/{petId}'].get.responses['404']);
   assert.ok(document.paths['/pets'].post.responses['400']);
-  assert.deepEqual(document.servers.map((entry: Json) => entry.url), ['https://pets.example/v1', 'https://staging.pets.example/v1']);
+  assert.deepEqual(
+    document.servers.map((entry: Json) => entry.url),
+    ['https://pets.example/v1', 'https://staging.pets.example/v1'],
+  );
 });
 
 test('its schemas are the ones that validate requests', async () => {
@@ -66,10 +75,16 @@ test('other methods on the document are 405', async () => {
 test('the order operations are documented and marked x-stability: beta', async () => {
   const document = await documentOf();
   const orders = [
-    document.paths['/store/orders'].get, document.paths['/store/orders'].post,
-    document.paths['/store/orders/{orderId}'].get, document.paths['/store/orders/{orderId}'].patch, document.paths['/store/orders/{orderId}'].delete,
+    document.paths['/store/orders'].get,
+    document.paths['/store/orders'].post,
+    document.paths['/store/orders/{orderId}'].get,
+    document.paths['/store/orders/{orderId}'].patch,
+    document.paths['/store/orders/{orderId}'].delete,
   ];
-  assert.deepEqual(orders.map((operation) => operation.operationId), ['listOrders', 'placeOrder', 'getOrder', 'updateOrder', 'cancelOrder']);
+  assert.deepEqual(
+    orders.map((operation) => operation.operationId),
+    ['listOrders', 'placeOrder', 'getOrder', 'updateOrder', 'cancelOrder'],
+  );
   for (const operation of orders) {
     assert.equal(operation['x-stability'], 'beta');
     assert.deepEqual(operation.tags, ['animals']);
@@ -77,6 +92,7 @@ test('the order operations are documented and marked x-stability: beta', async (
   assert.deepEqual(document.components.schemas.OrderStatus.enum, ['placed', 'delivered', 'cancelled']);
   assert.equal(document.paths['/pets'].post.parameters[0].$ref, '#/components/parameters/IdempotencyKey');
   for (const path of Object.values(document.paths) as Json[]) {
-    for (const operation of Object.values(path) as Json[]) assert.equal(operation.deprecated === true, operation.operationId === 'getPet');
+    for (const operation of Object.values(path) as Json[])
+      assert.equal(operation.deprecated === true, operation.operationId === 'getPet');
   }
 });

@@ -24,8 +24,14 @@ test('a cursor round-trips its last id for the listing and filter that issued it
 
 test('a cursor is refused for another listing or filter', () => {
   const cursor = codec.issue('pets', 'sold', 42);
-  assert.match(refusal(() => codec.read(cursor, 'pets', '')), /another listing or filter/);
-  assert.match(refusal(() => codec.read(cursor, 'orders', 'sold')), /another listing or filter/);
+  assert.match(
+    refusal(() => codec.read(cursor, 'pets', '')),
+    /another listing or filter/,
+  );
+  assert.match(
+    refusal(() => codec.read(cursor, 'orders', 'sold')),
+    /another listing or filter/,
+  );
 });
 
 test('a forged, truncated or foreign cursor is refused', () => {
@@ -34,7 +40,11 @@ test('a forged, truncated or foreign cursor is refused', () => {
   const forged = `${Buffer.from('pets||999').toString('base64url')}.${cursor.split('.')[1]}`;
   const foreign = new CursorCodec(Buffer.alloc(32, 8)).issue('pets', '', 42);
   for (const bad of [forged, foreign, payload as string, `${cursor}x`, '', '.', 'a.b', cursor.slice(1)]) {
-    assert.match(refusal(() => codec.read(bad, 'pets', '')), /not issued by this service/, bad);
+    assert.match(
+      refusal(() => codec.read(bad, 'pets', '')),
+      /not issued by this service/,
+      bad,
+    );
   }
 });
 
@@ -45,7 +55,9 @@ test('a short secret is a programmer error', () => {
 test('paging headers carry Link and X-Next only when a next page exists', () => {
   assert.deepEqual(pagingHeaders(undefined, 3), { 'x-total-count': '3' });
   assert.deepEqual(pagingHeaders('/v1/pets?limit=1&cursor=c', 3), {
-    link: '</v1/pets?limit=1&cursor=c>; rel="next"', 'x-next': '/v1/pets?limit=1&cursor=c', 'x-total-count': '3',
+    link: '</v1/pets?limit=1&cursor=c>; rel="next"',
+    'x-next': '/v1/pets?limit=1&cursor=c',
+    'x-total-count': '3',
   });
 });
 
@@ -55,24 +67,38 @@ test('cached cursors are the same strings and are still checked against listing 
   assert.equal(local.issue('pets', 'sold', 7), first);
   assert.equal(local.read(first, 'pets', 'sold'), 7);
   assert.equal(local.read(first, 'pets', 'sold'), 7, 'from the cache');
-  assert.match(refusal(() => local.read(first, 'pets', 'pending')), /another listing or filter/);
+  assert.match(
+    refusal(() => local.read(first, 'pets', 'pending')),
+    /another listing or filter/,
+  );
   for (let id = 0; id < 5000; id++) local.read(local.issue('pets', '', id), 'pets', '');
   assert.equal(local.read(first, 'pets', 'sold'), 7, 'still valid once evicted');
 });
 
-test('other spellings of an issued cursor\'s signature are refused: unused trailing bits, padding, stray characters', () => {
+test("other spellings of an issued cursor's signature are refused: unused trailing bits, padding, stray characters", () => {
   const cursor = codec.issue('pets', '', 7);
   const [payload, signature] = cursor.split('.') as [string, string];
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   // The 22nd character carries 2 bits of the 128-bit signature and 4 unused ones: its neighbours decode alike.
   const last = alphabet.indexOf(signature.at(-1) as string);
   const sameBits = alphabet[last ^ 1] as string;
-  assert.deepEqual(Buffer.from(`${signature.slice(0, -1)}${sameBits}`, 'base64url'), Buffer.from(signature, 'base64url'), 'the spelling decodes to the same bytes');
+  assert.deepEqual(
+    Buffer.from(`${signature.slice(0, -1)}${sameBits}`, 'base64url'),
+    Buffer.from(signature, 'base64url'),
+    'the spelling decodes to the same bytes',
+  );
   for (const bad of [
-    `${payload}.${signature.slice(0, -1)}${sameBits}`, `${cursor}=`, `${cursor}==`,
-    `${payload}.!${signature}`, `${payload}.${signature.slice(0, 5)} ${signature.slice(5)}`,
+    `${payload}.${signature.slice(0, -1)}${sameBits}`,
+    `${cursor}=`,
+    `${cursor}==`,
+    `${payload}.!${signature}`,
+    `${payload}.${signature.slice(0, 5)} ${signature.slice(5)}`,
   ]) {
-    assert.match(refusal(() => codec.read(bad, 'pets', '')), /not issued by this service/, bad);
+    assert.match(
+      refusal(() => codec.read(bad, 'pets', '')),
+      /not issued by this service/,
+      bad,
+    );
   }
   assert.equal(codec.read(cursor, 'pets', ''), 7);
 });

@@ -14,10 +14,16 @@ before(async () => {
 });
 after(() => server.close());
 
-interface Pet { id: number; status: string }
+interface Pet {
+  id: number;
+  status: string;
+}
 
 /** Follows Link rel="next" from `firstPath` to the end; creates a pet after every page. */
-async function pageThrough(firstPath: string, status?: string): Promise<{ seen: number[]; created: number[]; pages: number }> {
+async function pageThrough(
+  firstPath: string,
+  status?: string,
+): Promise<{ seen: number[]; created: number[]; pages: number }> {
   const seen: number[] = [];
   const created: number[] = [];
   let path: string | undefined = firstPath;
@@ -36,7 +42,12 @@ async function pageThrough(firstPath: string, status?: string): Promise<{ seen: 
       assert.ok(match, link);
       path = match[1] as string;
       assert.equal(reply.headers['x-next'], path);
-      assert.match(path, status === undefined ? /^\/v1\/pets\?limit=\d+&cursor=[A-Za-z0-9_.-]+$/ : new RegExp(`^/v1/pets\\?limit=\\d+&status=${status}&cursor=[A-Za-z0-9_.-]+$`));
+      assert.match(
+        path,
+        status === undefined
+          ? /^\/v1\/pets\?limit=\d+&cursor=[A-Za-z0-9_.-]+$/
+          : new RegExp(`^/v1/pets\\?limit=\\d+&status=${status}&cursor=[A-Za-z0-9_.-]+$`),
+      );
     }
     const pet = await createPet(server, { name: 'created while paging', categoryId: 1, status: status ?? 'available' });
     created.push(pet.id);
@@ -48,7 +59,11 @@ test('paging through every animal with creates in between skips and repeats noth
   const before = (await call(server, 'GET', '/v1/pets?limit=1')).headers['x-total-count'];
   const { seen, created, pages } = await pageThrough('/v1/pets?limit=7');
   assert.equal(new Set(seen).size, seen.length, 'no animal is repeated');
-  assert.deepEqual(seen, [...seen].sort((a, b) => a - b), 'ascending id order');
+  assert.deepEqual(
+    seen,
+    [...seen].sort((a, b) => a - b),
+    'ascending id order',
+  );
   const expected = Array.from({ length: Number(before) }, (_, index) => index + 1);
   for (const id of expected) assert.ok(seen.includes(id), `animal ${id} was not skipped`);
   // Animals created while paging come after the cursor, so all but the last one are seen too.
@@ -80,15 +95,31 @@ test('limit defaults to 20, the effective limit is always in Link, and it may ch
 
 test('X-Total-Count counts the animals matching the filter', async () => {
   const total = Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']);
-  const counts = await Promise.all(STATUSES.map(async (status) => Number((await call(server, 'GET', `/v1/pets?status=${status}`)).headers['x-total-count'])));
-  assert.equal(counts.reduce((sum, count) => sum + count, 0), total);
+  const counts = await Promise.all(
+    STATUSES.map(async (status) =>
+      Number((await call(server, 'GET', `/v1/pets?status=${status}`)).headers['x-total-count']),
+    ),
+  );
+  assert.equal(
+    counts.reduce((sum, count) => sum + count, 0),
+    total,
+  );
 });
 
 test('a cursor is refused for another filter, for no filter, and when forged, empty or overlong', async () => {
   const sold = await call(server, 'GET', '/v1/pets?status=sold&limit=5');
   const cursor = /cursor=([^>&]+)/.exec(String(sold.headers.link))?.[1] as string;
   assert.equal((await call(server, 'GET', `/v1/pets?status=sold&cursor=${cursor}`)).status, 200);
-  for (const query of [`status=pending&cursor=${cursor}`, `cursor=${cursor}`, 'cursor=abc', `cursor=${cursor.slice(0, -2)}AA`, `cursor=${Buffer.from('pets||0').toString('base64url')}.${'A'.repeat(22)}`, 'cursor=', `cursor=${cursor}${'A'.repeat(1000)}`, 'limit=5&cursor=%00']) {
+  for (const query of [
+    `status=pending&cursor=${cursor}`,
+    `cursor=${cursor}`,
+    'cursor=abc',
+    `cursor=${cursor.slice(0, -2)}AA`,
+    `cursor=${Buffer.from('pets||0').toString('base64url')}.${'A'.repeat(22)}`,
+    'cursor=',
+    `cursor=${cursor}${'A'.repeat(1000)}`,
+    'limit=5&cursor=%00',
+  ]) {
     const reply = await call(server, 'GET', `/v1/pets?${query}`);
     assert.equal(reply.status, 400, query);
     assert.equal((reply.json as { code: string }).code, 'invalid_cursor', query);
@@ -107,7 +138,10 @@ test('the last page carries neither Link nor X-Next, also when it is exactly ful
     assert.ok(first.headers.link !== undefined);
     const next = /^<([^>]+)>/.exec(String(first.headers.link))?.[1] as string;
     const last = await call(small, 'GET', next);
-    assert.deepEqual((last.json as Pet[]).map((pet) => pet.id), [5]);
+    assert.deepEqual(
+      (last.json as Pet[]).map((pet) => pet.id),
+      [5],
+    );
     assert.equal(last.headers.link, undefined);
     assert.equal(last.headers['x-total-count'], '5');
   } finally {

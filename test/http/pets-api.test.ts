@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
@@ -39,7 +39,11 @@ test('POST /v1/pets answers 201 with the Pet in key order, status available, and
 });
 
 test('categoryId 3.0 and 3e0 are the number 3; duplicate members keep the last', async () => {
-  for (const body of ['{"name":"a","categoryId":3.0}', '{"name":"a","categoryId":3e0}', '{"name":"a","categoryId":"x","categoryId":3}']) {
+  for (const body of [
+    '{"name":"a","categoryId":3.0}',
+    '{"name":"a","categoryId":3e0}',
+    '{"name":"a","categoryId":"x","categoryId":3}',
+  ]) {
     const reply = await call(server, 'POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } });
     assert.equal(reply.status, 201, body);
     assert.equal((reply.json as { categoryId: number }).categoryId, 3);
@@ -64,18 +68,24 @@ test('an unknown pet is 404 not_found, and a malformed petId 400, both with the 
   for (const bad of ['abc', '0', '01', '+1', '1.5', '1e3', '0x10', '%20%31', '%31', '9007199254740992']) {
     const reply = await call(server, 'GET', `/v1/pets/${bad}`);
     assert.equal(reply.status, 400, bad);
-    assert.deepEqual(reply.json, {
-      code: 'invalid_parameter',
-      message: `Path parameter "petId" must be a whole number from 1 to 9007199254740991 in plain decimal digits`,
-      status: 400,
-      details: [{ path: 'petId', message: '"petId" must match ^[1-9][0-9]*$ and be at most 9007199254740991' }],
-    }, bad);
+    assert.deepEqual(
+      reply.json,
+      {
+        code: 'invalid_parameter',
+        message: `Path parameter "petId" must be a whole number from 1 to 9007199254740991 in plain decimal digits`,
+        status: 400,
+        details: [{ path: 'petId', message: '"petId" must match ^[1-9][0-9]*$ and be at most 9007199254740991' }],
+      },
+      bad,
+    );
     assert.equal(reply.headers.sunset, 'Thu, 05 Dec 2030 00:00:00 GMT');
   }
 });
 
 test('a 401 on the deprecated route carries the deprecation headers too; other routes never do', async () => {
-  const unknownKey = await call(server, 'GET', '/v1/pets/1', { headers: { authorization: 'Bearer unknown-key-0123456789' } });
+  const unknownKey = await call(server, 'GET', '/v1/pets/1', {
+    headers: { authorization: 'Bearer unknown-key-0123456789' },
+  });
   assert.equal(unknownKey.status, 401);
   assert.equal(unknownKey.headers.deprecation, '@1795305600');
   assert.equal(unknownKey.headers.sunset, 'Thu, 05 Dec 2030 00:00:00 GMT');
@@ -133,7 +143,20 @@ test('paths outside the base path are 404 without a key', async () => {
 });
 
 test('the list query: limit 1..100 in plain digits, one of the statuses, no repeats', async () => {
-  for (const query of ['limit=0', 'limit=101', 'limit=abc', 'limit=01', 'limit=', 'limit=1.5', 'limit=-1', 'limit=1&limit=2', 'status=lost', 'status=', 'status=sold&status=sold', 'cursor=a&cursor=b']) {
+  for (const query of [
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'limit=01',
+    'limit=',
+    'limit=1.5',
+    'limit=-1',
+    'limit=1&limit=2',
+    'status=lost',
+    'status=',
+    'status=sold&status=sold',
+    'cursor=a&cursor=b',
+  ]) {
     const reply = await call(server, 'GET', `/v1/pets?${query}`);
     assert.equal(reply.status, 400, query);
     assert.equal((reply.json as { code: string }).code, 'invalid_query', query);
@@ -155,7 +178,10 @@ test('healthz answers 200 {"status":"ok"} without a key; other methods 405', asy
 
 test('while the service stops, healthz answers 503 with the Error body and API requests 503 unavailable', async () => {
   // An embedding program's own server keeps the listener after close(): it sees what a draining one answers.
-  const store = await createAnimalStore({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }], logger: QUIET_LOGGER });
+  const store = await createAnimalStore({
+    keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }],
+    logger: QUIET_LOGGER,
+  });
   const host = createServer(store.handler).listen(0, '127.0.0.1');
   await once(host, 'listening');
   try {
@@ -164,7 +190,7 @@ test('while the service stops, healthz answers 503 with the Error body and API r
     const health = await request(`${url}/healthz`);
     assert.equal(health.statusCode, 503);
     assert.equal(health.headers['content-type'], 'application/json; charset=utf-8');
-    const body = await health.body.json() as { code: string; status: number; message: string };
+    const body = (await health.body.json()) as { code: string; status: number; message: string };
     assert.equal(body.code, 'unavailable');
     assert.equal(body.status, 503);
     assert.match(body.message, /stopping/);
@@ -177,15 +203,22 @@ test('while the service stops, healthz answers 503 with the Error body and API r
 });
 
 test('while a request is still in flight, a stopping service keeps its port and answers new connections 503, then closes it', async () => {
-  const store = await createAnimalStore({ keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }], logger: QUIET_LOGGER });
+  const store = await createAnimalStore({
+    keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1000, perDay: 10_000 }],
+    logger: QUIET_LOGGER,
+  });
   const { url } = await store.listen({ port: 0 });
   // A create whose body is still on its way when the stop begins: it is in flight.
   const body = '{"name":"Last","categoryId":1}';
   const slow = connect(Number(new URL(url).port), '127.0.0.1');
   let slowAnswer = '';
-  slow.on('data', (chunk: Buffer) => { slowAnswer += chunk.toString(); });
-  slow.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n`
-    + `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+  slow.on('data', (chunk: Buffer) => {
+    slowAnswer += chunk.toString();
+  });
+  slow.write(
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
   while (!slowAnswer.includes('100 Continue')) await once(slow, 'data');
   slow.write(body.slice(0, 5));
 
@@ -203,7 +236,11 @@ test('while a request is still in flight, a stopping service keeps its port and 
   await once(slow, 'close');
   assert.match(slowAnswer, /HTTP\/1\.1 201 /, 'the request in flight is carried out');
   await closed;
-  await assert.rejects(request(`${url}/healthz`), /ECONNREFUSED/, 'once the last request is answered, the port is closed');
+  await assert.rejects(
+    request(`${url}/healthz`),
+    /ECONNREFUSED/,
+    'once the last request is answered, the port is closed',
+  );
 });
 
 test('X-Request-Id is echoed when it is 1 to 128 safe characters, replaced otherwise', async () => {
@@ -219,10 +256,16 @@ test('X-Request-Id is echoed when it is 1 to 128 safe characters, replaced other
 test('dot segments are not removed: /v1/pets/.. and /v1/pets/%2e%2e are malformed petIds', async () => {
   // Sent raw: a WHATWG URL client would resolve the dot segments before sending.
   for (const path of ['/v1/pets/..', '/v1/pets/%2e%2e', '/v1/pets/.']) {
-    const raw = await sendRaw(server.url, `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`);
+    const raw = await sendRaw(
+      server.url,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+    );
     assert.deepEqual(statusesIn(raw), [400], path);
     assert.match(raw, /"code":"invalid_parameter"/);
   }
-  const up = await sendRaw(server.url, `GET /v1/pets/../pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`);
+  const up = await sendRaw(
+    server.url,
+    `GET /v1/pets/../pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+  );
   assert.deepEqual(statusesIn(up), [404]);
 });

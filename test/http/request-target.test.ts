@@ -21,16 +21,39 @@ test('known query parameters are read; unknown ones and other cases are ignored'
 });
 
 test('a known query parameter sent twice is invalid_query naming it', () => {
-  assert.throws(() => readQuery('limit=1&limit=2', ['limit']), (error: unknown) =>
-    error instanceof ApiError && error.code === 'invalid_query' && error.message.includes('"limit"'));
+  assert.throws(
+    () => readQuery('limit=1&limit=2', ['limit']),
+    (error: unknown) =>
+      error instanceof ApiError && error.code === 'invalid_query' && error.message.includes('"limit"'),
+  );
   assert.deepEqual(readQuery('foo=1&foo=2', ['limit']), {});
 });
 
 test('path ids are plain decimal digits from 1 to 2^53 − 1', () => {
   assert.equal(parseIdParameter('petId', '1'), 1);
   assert.equal(parseIdParameter('petId', '9007199254740991'), 9007199254740991);
-  for (const bad of ['abc', '0', '01', '+1', '-1', '1.5', '1e3', '0x10', '%20%31', '%31', '9007199254740992', '99999999999999999999', '', ' 1', '..']) {
-    assert.throws(() => parseIdParameter('petId', bad), (error: unknown) =>
-      error instanceof ApiError && error.code === 'invalid_parameter' && error.message.includes('"petId"'), bad);
+  for (const bad of [
+    'abc',
+    '0',
+    '01',
+    '+1',
+    '-1',
+    '1.5',
+    '1e3',
+    '0x10',
+    '%20%31',
+    '%31',
+    '9007199254740992',
+    '99999999999999999999',
+    '',
+    ' 1',
+    '..',
+  ]) {
+    assert.throws(
+      () => parseIdParameter('petId', bad),
+      (error: unknown) =>
+        error instanceof ApiError && error.code === 'invalid_parameter' && error.message.includes('"petId"'),
+      bad,
+    );
   }
 });

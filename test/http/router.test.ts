@@ -31,7 +31,18 @@ test('a known path with an unknown method is 405 with every method of the path i
 });
 
 test('paths match exactly: case, trailing slash, empty and extra segments are not routes', () => {
-  for (const path of ['/Pets', '/pets/', '//pets', '/pets/1/', '/pets/1/x', '/store', '/store/orders', '', 'pets', '/']) {
+  for (const path of [
+    '/Pets',
+    '/pets/',
+    '//pets',
+    '/pets/1/',
+    '/pets/1/x',
+    '/store',
+    '/store/orders',
+    '',
+    'pets',
+    '/',
+  ]) {
     assert.deepEqual(router.find('GET', path), { kind: 'not_found' }, path);
   }
 });

@@ -23,7 +23,11 @@ test('getPet works until the last millisecond before the sunset and is 410 gone 
       assert.equal(reply.headers.sunset, 'Thu, 05 Dec 2030 00:00:00 GMT');
       assert.equal(reply.headers.link, '</v1/pets>; rel="successor-version"');
     }
-    assert.equal((await call(server, 'GET', '/v1/pets/1', { headers: { authorization: '' } })).status, 401, 'authentication comes first');
+    assert.equal(
+      (await call(server, 'GET', '/v1/pets/1', { headers: { authorization: '' } })).status,
+      401,
+      'authentication comes first',
+    );
     assert.equal((await call(server, 'GET', '/v1/pets')).status, 200, 'the successor keeps working');
   } finally {
     await server.close();

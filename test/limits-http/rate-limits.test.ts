@@ -76,7 +76,9 @@ test('401s carry the failed-auth bucket headers, and an address out of tokens is
   const server = await startServer({ clock });
   try {
     for (let attempt = 1; attempt <= 30; attempt++) {
-      const reply = await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer wrong-key-${String(attempt).padStart(8, '0')}` } });
+      const reply = await call(server, 'GET', '/v1/pets', {
+        headers: { authorization: `Bearer wrong-key-${String(attempt).padStart(8, '0')}` },
+      });
       assert.equal(reply.status, 401);
       assert.equal(reply.headers['x-ratelimit-limit'], '30');
       assert.equal(reply.headers['x-ratelimit-remaining'], String(30 - attempt));
@@ -96,13 +98,21 @@ test('401s carry the failed-auth bucket headers, and an address out of tokens is
 
 test('day buckets and bans survive a graceful restart; the saved state file is removed at start', async () => {
   const clock = new ManualClock(START_MS);
-  const first = await startServer({ clock, onDisk: true, keys: [{ key: FREE_KEY, plan: 'enterprise', perMinute: 1000, perDay: 5 }] });
+  const first = await startServer({
+    clock,
+    onDisk: true,
+    keys: [{ key: FREE_KEY, plan: 'enterprise', perMinute: 1000, perDay: 5 }],
+  });
   const dataDir = first.dataDir as string;
   const auth = { headers: { authorization: `Bearer ${FREE_KEY}` } };
   for (let request = 0; request < 3; request++) await call(first, 'GET', '/v1/pets', auth);
   await first.agent.close();
   await first.app.close();
-  const second = await startServer({ clock, dataDir, keys: [{ key: FREE_KEY, plan: 'enterprise', perMinute: 1000, perDay: 5 }] });
+  const second = await startServer({
+    clock,
+    dataDir,
+    keys: [{ key: FREE_KEY, plan: 'enterprise', perMinute: 1000, perDay: 5 }],
+  });
   try {
     const reply = await call(second, 'GET', '/v1/pets', auth);
     assert.equal(reply.headers['x-ratelimit-limit'], '5', 'the day bucket binds');

@@ -2,11 +2,11 @@
 // rate_limited and starts a 15-minute ban; from the next request on every request of the key gets
 // temporarily_banned, with Retry-After = seconds left, Remaining 0 and Reset = the ban's end.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
-import { T0_MS, T0_S, assertSaneHeaders, burst, headersOf } from './helpers.js';
+import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
@@ -115,12 +115,15 @@ test('after a ban, refusals are counted afresh: the refusals that started it do 
   assert.equal(limiter.admitKey('k', limits).code, 'temporarily_banned');
   clock.advance(5_000);
   const after = burst(limiter, 'k', limits, 3);
-  assert.deepEqual(after.map((d) => [d.code, d.retryAfterSeconds]), [
-    ['rate_limited', 55],
-    ['rate_limited', 55],
-    // It starts a 5 s ban, but the next request succeeds only with a token back, in 55 s: the later of the two.
-    ['rate_limited', 55],
-  ]);
+  assert.deepEqual(
+    after.map((d) => [d.code, d.retryAfterSeconds]),
+    [
+      ['rate_limited', 55],
+      ['rate_limited', 55],
+      // It starts a 5 s ban, but the next request succeeds only with a token back, in 55 s: the later of the two.
+      ['rate_limited', 55],
+    ],
+  );
 });
 
 test('refusals counted over a sliding window: 31 refusals straddling a minute boundary start a ban', () => {
@@ -161,12 +164,15 @@ test('the refusal count and the ban length are configurable', () => {
   const clock = new ManualClock(T0_MS);
   const limiter = new RateLimiter(clock, { refusalsBeforeBan: 2, refusalWindowMs: 10_000, banMs: 5_000 });
   const decisions = burst(limiter, 'k', FREE, 64);
-  assert.deepEqual(decisions.slice(60).map((d) => [d.code, d.retryAfterSeconds]), [
-    ['rate_limited', 1],
-    ['rate_limited', 1],
-    ['rate_limited', 5],
-    ['temporarily_banned', 5],
-  ]);
+  assert.deepEqual(
+    decisions.slice(60).map((d) => [d.code, d.retryAfterSeconds]),
+    [
+      ['rate_limited', 1],
+      ['rate_limited', 1],
+      ['rate_limited', 5],
+      ['temporarily_banned', 5],
+    ],
+  );
   clock.advance(5_000);
   assert.equal(limiter.admitKey('k', FREE).allowed, true);
 });
@@ -176,7 +182,7 @@ test('a ban of one key leaves other keys alone', () => {
   assert.equal(limiter.admitKey('other', FREE).allowed, true);
 });
 
-test('a ban that starts while the day bucket is empty: the starting refusal waits for the later of the ban\'s end and a token', () => {
+test("a ban that starts while the day bucket is empty: the starting refusal waits for the later of the ban's end and a token", () => {
   const clock = new ManualClock(T0_MS);
   const limiter = new RateLimiter(clock);
   const limits = { perMinute: 1000, perDay: 2 };
@@ -185,7 +191,7 @@ test('a ban that starts while the day bucket is empty: the starting refusal wait
   assert.equal(starting.code, 'rate_limited');
   // One day token comes back every 43,200 s: long after the 900 s ban.
   assert.equal(starting.retryAfterSeconds, 43_200);
-  assert.equal(headersOf(starting)['RateLimit'], '"day";r=0;t=86400');
+  assert.equal(headersOf(starting).RateLimit, '"day";r=0;t=86400');
   const banned = limiter.admitKey('k', limits);
   assert.equal(banned.code, 'temporarily_banned');
   assert.equal(banned.retryAfterSeconds, 900, 'during the ban: its seconds left');

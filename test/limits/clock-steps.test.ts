@@ -2,11 +2,11 @@
 // so a step neither creates nor destroys tokens nor moves a ban; only X-RateLimit-Reset moves with
 // the wall clock (it is a wall time).
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
-import { T0_MS, T0_S, assertSaneHeaders, burst, headersOf } from './helpers.js';
+import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
 const HOUR_MS = 3_600_000;
@@ -48,7 +48,10 @@ test('a wall clock stepped back mid-minute destroys no token', () => {
   burst(limiter, 'k', FREE, 30);
   clock.stepWall(-HOUR_MS);
   const decisions = burst(limiter, 'k', FREE, 31);
-  assert.equal(decisions.findIndex((d) => !d.allowed), 30);
+  assert.equal(
+    decisions.findIndex((d) => !d.allowed),
+    30,
+  );
   decisions.forEach(assertSaneHeaders);
 });
 

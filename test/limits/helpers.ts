@@ -28,5 +28,5 @@ export function assertSaneHeaders(decision: Decision): void {
     if (value === undefined) continue;
     assert.match(value, /^(0|[1-9][0-9]*)$/, `${name}: ${value}`);
   }
-  assert.match(headers['RateLimit'] ?? '', /^"(minute|day|failed-auth)";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$/);
+  assert.match(headers.RateLimit ?? '', /^"(minute|day|failed-auth)";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$/);
 }

@@ -2,12 +2,12 @@
 // stop and restored at start-up; the day bucket refills for the time the service was down, state
 // older than a day is dropped, a ban ends at its wall-clock end, and bad input is ignored.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
 import type { SavedLimiterState } from '../../src/limits/index.js';
-import { T0_MS, T0_S, burst, headersOf } from './helpers.js';
+import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const SMALL_DAY = { perMinute: 100, perDay: 50 }; // one day token every 1,728 s
 const FREE = PLAN_LIMITS.free;
@@ -42,7 +42,7 @@ test('the saved state holds day buckets that are not full and running bans, in w
   });
 });
 
-test('a restart restores a key\'s day bucket, so it does not get a fresh daily quota', () => {
+test("a restart restores a key's day bucket, so it does not get a fresh daily quota", () => {
   const clock = new ManualClock(T0_MS);
   const before = new RateLimiter(clock);
   clock.advance(5_000); // the old process's monotonic clock is not the new one's
@@ -50,7 +50,7 @@ test('a restart restores a key\'s day bucket, so it does not get a fresh daily q
   const { limiter } = restart(before.exportState(), T0_MS + 5_000);
   const next = limiter.admitKey('e', SMALL_DAY);
   assert.equal(headersOf(next)['X-RateLimit-Remaining'], '9');
-  assert.equal(headersOf(next)['RateLimit'], '"day";r=9;t=70848');
+  assert.equal(headersOf(next).RateLimit, '"day";r=9;t=70848');
 });
 
 test('a restart after downtime refills the day bucket for the time the service was down', () => {
@@ -108,7 +108,12 @@ test('a ban that ended while the service was down is dropped', () => {
 });
 
 test('a saved ban is never longer than banMs, whatever its end says', () => {
-  const saved: SavedLimiterState = { version: 1, savedAtMs: T0_MS, days: [], bans: [{ key: 'k', untilMs: T0_MS + 365 * 86_400_000 }] };
+  const saved: SavedLimiterState = {
+    version: 1,
+    savedAtMs: T0_MS,
+    days: [],
+    bans: [{ key: 'k', untilMs: T0_MS + 365 * 86_400_000 }],
+  };
   const { limiter } = restart(saved, T0_MS);
   assert.equal(limiter.admitKey('k', FREE).retryAfterSeconds, 900);
 });
@@ -117,9 +122,22 @@ test('garbage saved state is ignored and never throws', () => {
   const clock = new ManualClock(T0_MS);
   const limiter = new RateLimiter(clock);
   const garbage: unknown[] = [
-    undefined, null, 42, 'state', [], {}, { version: 2, days: [{ key: 'k', tokens: 0, capacity: 5, measuredAtMs: T0_MS }] },
+    undefined,
+    null,
+    42,
+    'state',
+    [],
+    {},
+    { version: 2, days: [{ key: 'k', tokens: 0, capacity: 5, measuredAtMs: T0_MS }] },
     { version: 1, days: 'no', bans: { key: 'k' } },
-    new Proxy({}, { get: () => { throw new Error('boom'); } }),
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('boom');
+        },
+      },
+    ),
   ];
   for (const input of garbage) limiter.importState(input);
   assert.equal(limiter.sizes.keys, 0);
@@ -131,7 +149,9 @@ test('malformed entries are dropped one by one, and the good ones are kept', () 
   limiter.importState({
     version: 1,
     days: [
-      null, 'x', [],
+      null,
+      'x',
+      [],
       { key: '', tokens: 0, capacity: 5, measuredAtMs: T0_MS },
       { key: 'x'.repeat(10_000), tokens: 0, capacity: 5, measuredAtMs: T0_MS },
       { key: 'nan', tokens: Number.NaN, capacity: 5, measuredAtMs: T0_MS },
@@ -142,7 +162,12 @@ test('malformed entries are dropped one by one, and the good ones are kept', () 
       { key: 'inf', tokens: 0, capacity: 5, measuredAtMs: Number.POSITIVE_INFINITY },
       { key: 'good', tokens: 1, capacity: 5, measuredAtMs: T0_MS },
     ],
-    bans: [{ key: 'b1', untilMs: '1' }, { key: 7, untilMs: T0_MS + 1 }, { key: 'b2', untilMs: Number.NaN }, { key: 'ban', untilMs: T0_MS + 10_000 }],
+    bans: [
+      { key: 'b1', untilMs: '1' },
+      { key: 7, untilMs: T0_MS + 1 },
+      { key: 'b2', untilMs: Number.NaN },
+      { key: 'ban', untilMs: T0_MS + 10_000 },
+    ],
   });
   assert.equal(limiter.sizes.keys, 2);
   const limits = { perMinute: 100, perDay: 5 };
@@ -151,8 +176,13 @@ test('malformed entries are dropped one by one, and the good ones are kept', () 
   assert.equal(limiter.admitKey('nan', limits).allowed, true);
 });
 
-test('a restored day bucket adopts the key\'s current limits: a smaller plan clamps it', () => {
-  const saved: SavedLimiterState = { version: 1, savedAtMs: T0_MS, days: [{ key: 'k', tokens: 900, capacity: 1000, measuredAtMs: T0_MS }], bans: [] };
+test("a restored day bucket adopts the key's current limits: a smaller plan clamps it", () => {
+  const saved: SavedLimiterState = {
+    version: 1,
+    savedAtMs: T0_MS,
+    days: [{ key: 'k', tokens: 900, capacity: 1000, measuredAtMs: T0_MS }],
+    bans: [],
+  };
   const { limiter } = restart(saved, T0_MS);
   const decision = limiter.admitKey('k', { perMinute: 10, perDay: 20 });
   assert.equal(headersOf(decision)['X-RateLimit-Limit'], '10');

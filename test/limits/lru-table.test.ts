@@ -1,7 +1,7 @@
 // The bounded least-recently-used table behind the per-address limit.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { LruTable } from '../../src/limits/lru-table.js';
 
 test('past its bound the table evicts the least recently used entry', () => {

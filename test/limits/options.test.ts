@@ -1,7 +1,7 @@
 // The limiter's options: CONTRACT.md §5 defaults, and a TypeError naming any bad option.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { RateLimiter, resolveLimiterOptions } from '../../src/limits/index.js';
 import { RefusalWindow } from '../../src/limits/refusal-window.js';
@@ -29,7 +29,10 @@ test('a bad option throws a TypeError naming it', () => {
     ['maxAddresses', 0],
   ];
   for (const [name, value] of bad) {
-    assert.throws(() => new RateLimiter(new ManualClock(0), { [name]: value }), (error: unknown) => error instanceof TypeError && error.message.includes(name));
+    assert.throws(
+      () => new RateLimiter(new ManualClock(0), { [name]: value }),
+      (error: unknown) => error instanceof TypeError && error.message.includes(name),
+    );
   }
 });
 

@@ -1,11 +1,11 @@
 // Each plan's limits as CONTRACT.md §5 gives them: the exact request that gets the first 429, the
 // headers before and after it, and the continuous refill of the minute bucket.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { PLAN_LIMITS, RateLimiter, limitsOf } from '../../src/limits/index.js';
-import { T0_MS, T0_S, assertSaneHeaders, burst, headersOf } from './helpers.js';
+import { limitsOf, PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
@@ -23,7 +23,10 @@ test('the plans have the limits of SPEC.md section 8', () => {
 test('a free key gets its 61st request within a minute refused with 429', () => {
   const limiter = new RateLimiter(new ManualClock(T0_MS));
   const decisions = burst(limiter, 'k', FREE, 61);
-  assert.deepEqual(decisions.slice(0, 60).map((d) => d.allowed), new Array<boolean>(60).fill(true));
+  assert.deepEqual(
+    decisions.slice(0, 60).map((d) => d.allowed),
+    new Array<boolean>(60).fill(true),
+  );
   const refused = decisions[60];
   assert.equal(refused?.allowed, false);
   assert.equal(refused?.code, 'rate_limited');
@@ -63,10 +66,16 @@ for (const plan of ['free', 'pro', 'business'] as const) {
     const clock = new ManualClock(T0_MS);
     const limiter = new RateLimiter(clock);
     const decisions = burst(limiter, plan, limits, limits.perMinute + 1);
-    assert.equal(decisions.findIndex((d) => !d.allowed), limits.perMinute);
+    assert.equal(
+      decisions.findIndex((d) => !d.allowed),
+      limits.perMinute,
+    );
     const last = decisions[limits.perMinute - 1]!;
     assert.equal(headersOf(last)['X-RateLimit-Remaining'], '0');
-    assert.equal(headersOf(last)['RateLimit-Policy'], `"minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`);
+    assert.equal(
+      headersOf(last)['RateLimit-Policy'],
+      `"minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`,
+    );
     const refused = decisions[limits.perMinute]!;
     assert.equal(refused.code, 'rate_limited');
     assert.equal(headersOf(refused)['Retry-After'], '1');
@@ -86,8 +95,11 @@ test('a free key refills one request per second: after 10 s exactly 10 more are 
   burst(limiter, 'k', FREE, 61);
   clock.advance(10_000);
   const decisions = burst(limiter, 'k', FREE, 11);
-  assert.equal(decisions.findIndex((d) => !d.allowed), 10);
-  assert.deepEqual(headersOf(decisions[0]!)['RateLimit'], '"minute";r=9;t=51');
+  assert.equal(
+    decisions.findIndex((d) => !d.allowed),
+    10,
+  );
+  assert.deepEqual(headersOf(decisions[0]!).RateLimit, '"minute";r=9;t=51');
 });
 
 test('a free key is full again 60 s after its burst', () => {
@@ -96,7 +108,10 @@ test('a free key is full again 60 s after its burst', () => {
   burst(limiter, 'k', FREE, 61);
   clock.advance(60_000);
   const decisions = burst(limiter, 'k', FREE, 61);
-  assert.equal(decisions.findIndex((d) => !d.allowed), 60);
+  assert.equal(
+    decisions.findIndex((d) => !d.allowed),
+    60,
+  );
   assert.equal(headersOf(decisions[0]!)['X-RateLimit-Remaining'], '59');
 });
 

@@ -1,10 +1,16 @@
 // Formatting of the rate-limit fields: rounding to whole seconds, Retry-After of at least 1 s
 // (RFC 9110 §10.2.3), and the policy strings of draft-ietf-httpapi-ratelimit-headers.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { PLAN_LIMITS } from '../../src/limits/index.js';
-import { ceilSeconds, failedAuthPolicy, keyPolicy, rateLimitHeaders, retryAfterSeconds } from '../../src/limits/rate-limit-headers.js';
+import {
+  ceilSeconds,
+  failedAuthPolicy,
+  keyPolicy,
+  rateLimitHeaders,
+  retryAfterSeconds,
+} from '../../src/limits/rate-limit-headers.js';
 
 test('durations round up to whole seconds, absorbing float noise', () => {
   assert.equal(ceilSeconds(0), 0);
@@ -31,8 +37,10 @@ test('RateLimit-Policy names both buckets of a key with the numbers of its plan'
 });
 
 test('X-RateLimit-Reset is a Unix time in seconds, rounded up', () => {
-  const headers = Object.fromEntries(rateLimitHeaders({ policyName: 'minute', limit: 60, remaining: 3, resetInMs: 100 }, 'p', 1_000_000_400));
+  const headers = Object.fromEntries(
+    rateLimitHeaders({ policyName: 'minute', limit: 60, remaining: 3, resetInMs: 100 }, 'p', 1_000_000_400),
+  );
   assert.equal(headers['X-RateLimit-Reset'], '1000001');
-  assert.equal(headers['RateLimit'], '"minute";r=3;t=1');
+  assert.equal(headers.RateLimit, '"minute";r=3;t=1');
   assert.equal(headers['Retry-After'], undefined);
 });

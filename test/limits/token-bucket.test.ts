@@ -1,9 +1,18 @@
 // The token bucket on its own: lazy continuous refill, clamping, and float rounding that never
 // refuses a request that is due.
 
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fullBucket, hasToken, isFull, msUntilFull, msUntilToken, refill, takeToken, wholeTokens } from '../../src/limits/token-bucket.js';
+import { test } from 'node:test';
+import {
+  fullBucket,
+  hasToken,
+  isFull,
+  msUntilFull,
+  msUntilToken,
+  refill,
+  takeToken,
+  wholeTokens,
+} from '../../src/limits/token-bucket.js';
 
 test('a bucket refills continuously in proportion to the time elapsed', () => {
   const bucket = { tokens: 0, atMs: 0 };

@@ -20,16 +20,22 @@ before(async () => {
 });
 after(() => server.close());
 
-const post = (path: string, body: string, key: string, apiKey = TEST_KEY) => call(server, 'POST', path, {
-  body, headers: { 'content-type': 'application/json', 'idempotency-key': key, authorization: `Bearer ${apiKey}` },
-});
+const post = (path: string, body: string, key: string, apiKey = TEST_KEY) =>
+  call(server, 'POST', path, {
+    body,
+    headers: { 'content-type': 'application/json', 'idempotency-key': key, authorization: `Bearer ${apiKey}` },
+  });
 
 test('a repeat with the same key and an equal JSON body replays the answer and creates nothing', async () => {
   const first = await post('/v1/pets', '{"name":"Rex","categoryId":3}', 'create-rex-1');
   assert.equal(first.status, 201);
   assert.equal(first.headers['idempotent-replayed'], undefined);
   const count = Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']);
-  for (const body of ['{"name":"Rex","categoryId":3}', '{ "categoryId" : 3.0, "name" : "R\\u0065x" }', '{"categoryId":3e0,"name":"Rex"}']) {
+  for (const body of [
+    '{"name":"Rex","categoryId":3}',
+    '{ "categoryId" : 3.0, "name" : "R\\u0065x" }',
+    '{"categoryId":3e0,"name":"Rex"}',
+  ]) {
     const again = await post('/v1/pets', body, 'create-rex-1');
     assert.equal(again.status, 201, body);
     assert.equal(again.text, first.text);
@@ -66,14 +72,16 @@ test('a body that fails validation, or a failed first attempt, is not remembered
 test('a malformed or repeated Idempotency-Key is 400 invalid_header', async () => {
   for (const key of ['', 'x'.repeat(256), 'has space', 'tab\there', 'ünicode']) {
     const reply = await call(server, 'POST', '/v1/pets', {
-      body: '{"name":"a","categoryId":1}', headers: { 'content-type': 'application/json', 'idempotency-key': key || ' ' },
+      body: '{"name":"a","categoryId":1}',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key || ' ' },
     }).catch(() => undefined);
     if (reply === undefined) continue; // the client refused to send it
     assert.equal(reply.status, 400, JSON.stringify(key));
     assert.equal((reply.json as { code: string }).code, 'invalid_header');
   }
   const repeated = await call(server, 'POST', '/v1/pets', {
-    body: '{"name":"a","categoryId":1}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'a'] },
+    body: '{"name":"a","categoryId":1}',
+    headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'a'] },
   });
   assert.equal(repeated.status, 400);
   assert.equal((repeated.json as { code: string }).code, 'invalid_header');
@@ -83,7 +91,10 @@ test('a malformed or repeated Idempotency-Key is 400 invalid_header', async () =
 test('a remembered answer expires after 24 hours', async () => {
   const first = await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key');
   clock.advance(24 * 60 * 60 * 1000 - 1);
-  assert.equal((await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key')).headers['idempotent-replayed'], 'true');
+  assert.equal(
+    (await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key')).headers['idempotent-replayed'],
+    'true',
+  );
   clock.advance(1);
   const after = await post('/v1/pets', '{"name":"day","categoryId":1}', 'expiring-key');
   assert.equal(after.status, 201);
@@ -108,7 +119,11 @@ test('an order replay answers the original order even after it moved on', async 
  * (its 100 Continue is the proof, so no sleep is needed) sends the first `sent` bytes of `body`. `finish`
  * sends the rest and resolves with the raw answer.
  */
-async function startSlowPost(body: string, idempotencyKey: string, sent: number): Promise<{ finish(): Promise<string> }> {
+async function startSlowPost(
+  body: string,
+  idempotencyKey: string,
+  sent: number,
+): Promise<{ finish(): Promise<string> }> {
   const { hostname, port } = new URL(server.url);
   const socket = connect(Number(port), hostname);
   await once(socket, 'connect');
@@ -119,8 +134,10 @@ async function startSlowPost(body: string, idempotencyKey: string, sent: number)
       if (received.includes('100 Continue\r\n\r\n')) resolve();
     });
   });
-  socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n`
-    + `Idempotency-Key: ${idempotencyKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\n` +
+      `Idempotency-Key: ${idempotencyKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+  );
   await headRead;
   socket.write(body.slice(0, sent));
   return {
@@ -133,7 +150,10 @@ async function startSlowPost(body: string, idempotencyKey: string, sent: number)
 }
 
 test('a repeat that arrives while the first is still sending its body is 409; the first then completes as the original', async () => {
-  const cases: Array<[label: string, repeatBody: string]> = [['equal body', '{"name":"Slow","categoryId":1}'], ['another body', '{"name":"Other","categoryId":1}']];
+  const cases: Array<[label: string, repeatBody: string]> = [
+    ['equal body', '{"name":"Slow","categoryId":1}'],
+    ['another body', '{"name":"Other","categoryId":1}'],
+  ];
   for (const [label, repeatBody] of cases) {
     const before = Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']);
     const key = `slow-first-${label.replace(' ', '-')}`;

@@ -10,11 +10,21 @@ before(async () => {
 });
 after(() => server.close());
 
-interface Order { id: number; petId: number; status: string; createdAt: string }
+interface Order {
+  id: number;
+  petId: number;
+  status: string;
+  createdAt: string;
+}
 
 async function place(petId: number): Promise<{ status: number; order: Order; location: unknown; code: unknown }> {
   const reply = await call(server, 'POST', '/v1/store/orders', { json: { petId } });
-  return { status: reply.status, order: reply.json as Order, location: reply.headers.location, code: (reply.json as { code?: string }).code };
+  return {
+    status: reply.status,
+    order: reply.json as Order,
+    location: reply.headers.location,
+    code: (reply.json as { code?: string }).code,
+  };
 }
 
 async function petStatus(id: number): Promise<string> {
@@ -22,7 +32,9 @@ async function petStatus(id: number): Promise<string> {
 }
 
 async function idsWithStatus(status: string): Promise<number[]> {
-  return ((await call(server, 'GET', `/v1/pets?status=${status}&limit=100`)).json as Array<{ id: number }>).map((pet) => pet.id);
+  return ((await call(server, 'GET', `/v1/pets?status=${status}&limit=100`)).json as Array<{ id: number }>).map(
+    (pet) => pet.id,
+  );
 }
 
 test('placing an order for an available animal answers 201 with Location and makes the animal pending', async () => {
@@ -61,7 +73,8 @@ test('cancelling (PATCH or DELETE) makes the animal available again, and it can 
   const pet = await createPet(server, { name: 'Kit', categoryId: 1 });
   const first = await place(pet.id);
   const cancelled = await call(server, 'PATCH', `/v1/store/orders/${first.order.id}`, {
-    body: '{"status":"cancelled"}', headers: { 'content-type': 'application/merge-patch+json' },
+    body: '{"status":"cancelled"}',
+    headers: { 'content-type': 'application/merge-patch+json' },
   });
   assert.equal(cancelled.status, 200);
   assert.equal((cancelled.json as Order).status, 'cancelled');
@@ -72,7 +85,10 @@ test('cancelling (PATCH or DELETE) makes the animal available again, and it can 
   assert.equal(deleted.status, 200);
   assert.equal((deleted.json as Order).status, 'cancelled');
   assert.equal(await petStatus(pet.id), 'available');
-  assert.equal((await call(server, 'PATCH', `/v1/store/orders/${second.order.id}`, { json: { status: 'placed' } })).status, 409);
+  assert.equal(
+    (await call(server, 'PATCH', `/v1/store/orders/${second.order.id}`, { json: { status: 'placed' } })).status,
+    409,
+  );
 });
 
 test('an animal that is not available gives 409; an unknown one 404', async () => {
@@ -113,9 +129,15 @@ test('bad input is 400 before any 404: malformed ids, bodies and states', async 
     assert.equal((reply.json as { code: string }).code, 'invalid_body');
   }
   assert.equal((await call(server, 'PATCH', '/v1/store/orders/999999', { json: { status: 'cancelled' } })).status, 404);
-  const text = await call(server, 'PATCH', '/v1/store/orders/1', { body: '{"status":"cancelled"}', headers: { 'content-type': 'text/plain' } });
+  const text = await call(server, 'PATCH', '/v1/store/orders/1', {
+    body: '{"status":"cancelled"}',
+    headers: { 'content-type': 'text/plain' },
+  });
   assert.equal(text.status, 415);
-  assert.equal((await call(server, 'PUT', '/v1/store/orders/1', { json: {} })).headers.allow, 'DELETE, GET, HEAD, PATCH');
+  assert.equal(
+    (await call(server, 'PUT', '/v1/store/orders/1', { json: {} })).headers.allow,
+    'DELETE, GET, HEAD, PATCH',
+  );
   assert.equal((await call(server, 'DELETE', '/v1/store/orders')).headers.allow, 'GET, HEAD, POST');
 });
 
@@ -142,7 +164,10 @@ test('orders page like pets, with a status filter, Link, X-Next and X-Total-Coun
   }
   const total = Number((await call(server, 'GET', '/v1/store/orders?status=cancelled')).headers['x-total-count']);
   assert.equal(seen.length, total);
-  assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
+  assert.deepEqual(
+    seen,
+    [...seen].sort((a, b) => a - b),
+  );
   const petCursor = /cursor=([^>&]+)/.exec(String((await call(server, 'GET', '/v1/pets?limit=1')).headers.link))?.[1];
   const reused = await call(server, 'GET', `/v1/store/orders?cursor=${petCursor}`);
   assert.equal((reused.json as { code: string }).code, 'invalid_cursor', 'a pets cursor is not an orders cursor');
@@ -150,23 +175,40 @@ test('orders page like pets, with a status filter, Link, X-Next and X-Total-Coun
 });
 
 test('DELETE takes no body: none, an empty one or JSON is served (200); another media type 415, over 64 KiB 413, a repeated Content-Type 400', async () => {
-  const orderFor = async (name: string): Promise<Order> => (await place((await createPet(server, { name, categoryId: 1 })).id)).order;
+  const orderFor = async (name: string): Promise<Order> =>
+    (await place((await createPet(server, { name, categoryId: 1 })).id)).order;
   const refused: Array<[{ body?: string; headers?: Record<string, string | string[]> }, number, string]> = [
     [{ body: 'cancel', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
     [{ body: '{}' }, 415, 'unsupported_media_type'],
-    [{ body: `{"a":"${'x'.repeat(70_000)}"}`, headers: { 'content-type': 'application/json' } }, 413, 'payload_too_large'],
+    [
+      { body: `{"a":"${'x'.repeat(70_000)}"}`, headers: { 'content-type': 'application/json' } },
+      413,
+      'payload_too_large',
+    ],
     [{ body: '{}', headers: { 'content-type': ['application/json', 'application/json'] } }, 400, 'invalid_header'],
-    [{ body: '{}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'] } }, 400, 'invalid_header'],
+    [
+      { body: '{}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'] } },
+      400,
+      'invalid_header',
+    ],
   ];
   for (const [options, status, code] of refused) {
     const order = await orderFor('Kept');
     const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
     assert.equal(reply.status, status, reply.text);
     assert.equal((reply.json as { code: string }).code, code);
-    assert.equal(((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status, 'placed', 'a refused DELETE changes nothing');
+    assert.equal(
+      ((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status,
+      'placed',
+      'a refused DELETE changes nothing',
+    );
     assert.equal(await petStatus(order.petId), 'pending');
   }
-  for (const options of [{}, { body: '', headers: { 'content-type': 'text/plain' } }, { body: '{"status":"ignored"}', headers: { 'content-type': 'application/json' } }]) {
+  for (const options of [
+    {},
+    { body: '', headers: { 'content-type': 'text/plain' } },
+    { body: '{"status":"ignored"}', headers: { 'content-type': 'application/json' } },
+  ]) {
     const order = await orderFor('Released');
     const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
     assert.equal(reply.status, 200, reply.text);
@@ -177,7 +219,10 @@ test('DELETE takes no body: none, an empty one or JSON is served (200); another 
 
 test('PATCH with a repeated Idempotency-Key is 400 invalid_header, and the order is unchanged', async () => {
   const { order } = await place((await createPet(server, { name: 'Twice', categoryId: 1 })).id);
-  const reply = await call(server, 'PATCH', `/v1/store/orders/${order.id}`, { json: { status: 'delivered' }, headers: { 'idempotency-key': ['k1', 'k1'] } });
+  const reply = await call(server, 'PATCH', `/v1/store/orders/${order.id}`, {
+    json: { status: 'delivered' },
+    headers: { 'idempotency-key': ['k1', 'k1'] },
+  });
   assert.equal(reply.status, 400, reply.text);
   assert.match((reply.json as { code: string; message: string }).message, /Idempotency-Key/);
   assert.equal((reply.json as { code: string }).code, 'invalid_header');

@@ -8,26 +8,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AnimalStoreClient } from '../../src/client/index.js';
-import { waitForListening, type Child } from '../helpers/child.js';
-import { assertRan, ROOT, run, type Ran } from './run.js';
+import { type Child, waitForListening } from '../helpers/child.js';
+import { assertRan, type Ran, ROOT, run } from './run.js';
 
 /** Building takes ~5 s here (most of it copying and patching a ~95 MiB node binary); past this, the machine is too slow to bother. */
 const BUILD_TIMEOUT_MS = 120_000;
 
-const toolsMissing = ['esbuild', 'postject'].find((name) => !existsSync(join(ROOT, 'node_modules', name, 'package.json')));
+const toolsMissing = ['esbuild', 'postject'].find(
+  (name) => !existsSync(join(ROOT, 'node_modules', name, 'package.json')),
+);
 const work = await mkdtemp(join(tmpdir(), 'animal-store-sea-'));
 /** An empty directory as the whole PATH: the binary must not need node (or anything else) beside it. */
 const emptyPath = join(work, 'empty-path');
 await mkdir(emptyPath);
 const binary = join(work, 'sea', process.platform === 'win32' ? 'animal-store.exe' : 'animal-store');
 // Built once, before the tests are declared, so that each can be skipped with the reason.
-const built = toolsMissing === undefined
-  ? await run(process.execPath, [join(ROOT, 'scripts', 'build-binary.mjs'), '--out', join(work, 'sea')], { timeoutMs: BUILD_TIMEOUT_MS })
-  : undefined;
-const skip = toolsMissing !== undefined ? `${toolsMissing} is not installed (npm ci installs it)`
-  : built?.code === null ? `building the binary took over ${BUILD_TIMEOUT_MS / 1000} s`
-    : /has no single-executable fuse/.test(built?.stderr ?? '') ? built?.stderr.trim()
-      : undefined;
+const built =
+  toolsMissing === undefined
+    ? await run(process.execPath, [join(ROOT, 'scripts', 'build-binary.mjs'), '--out', join(work, 'sea')], {
+        timeoutMs: BUILD_TIMEOUT_MS,
+      })
+    : undefined;
+const skip =
+  toolsMissing !== undefined
+    ? `${toolsMissing} is not installed (npm ci installs it)`
+    : built?.code === null
+      ? `building the binary took over ${BUILD_TIMEOUT_MS / 1000} s`
+      : /has no single-executable fuse/.test(built?.stderr ?? '')
+        ? built?.stderr.trim()
+        : undefined;
 
 after(async () => {
   await rm(work, { recursive: true, force: true });
@@ -38,41 +47,52 @@ function start(args: readonly string[]): Child {
   const child = spawn(binary, args, { env: { PATH: emptyPath, HOME: work }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { process: child, stdout: () => out, stderr: () => err, exited };
 }
 
-test('npm run build:binary\'s script makes one executable file', { skip }, () => {
+test("npm run build:binary's script makes one executable file", { skip }, () => {
   assertRan(built as Ran, 'scripts/build-binary.mjs');
   assert.match(built?.stdout ?? '', /built .*animal-store \([0-9.]+ MiB/);
   assert.ok(existsSync(binary));
 });
 
-test('the binary serves with no Node on PATH: listening line, first key, a request, a graceful stop', { skip, timeout: 30_000 }, async () => {
-  const child = start(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(work, 'data')]);
-  try {
-    const apiUrl = await waitForListening(child, 20_000);
-    const key = /^\s+(ask_[A-Za-z0-9]+)\s*$/m.exec(child.stdout())?.[1];
-    assert.ok(key !== undefined, `no first key in: ${child.stdout()}`);
-    const client = new AnimalStoreClient({ baseUrl: apiUrl, apiKey: key, retry: false });
+test(
+  'the binary serves with no Node on PATH: listening line, first key, a request, a graceful stop',
+  {
+    skip,
+    timeout: 30_000,
+  },
+  async () => {
+    const child = start(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(work, 'data')]);
     try {
-      const pet = await client.createPet({ name: 'Bundled', categoryId: 1 });
-      assert.deepEqual(pet, { id: 1, name: 'Bundled', categoryId: 1, status: 'available' });
-      assert.deepEqual((await client.listPets()).pets, [pet]);
+      const apiUrl = await waitForListening(child, 20_000);
+      const key = /^\s+(ask_[A-Za-z0-9]+)\s*$/m.exec(child.stdout())?.[1];
+      assert.ok(key !== undefined, `no first key in: ${child.stdout()}`);
+      const client = new AnimalStoreClient({ baseUrl: apiUrl, apiKey: key, retry: false });
+      try {
+        const pet = await client.createPet({ name: 'Bundled', categoryId: 1 });
+        assert.deepEqual(pet, { id: 1, name: 'Bundled', categoryId: 1, status: 'available' });
+        assert.deepEqual((await client.listPets()).pets, [pet]);
+      } finally {
+        await client.close();
+      }
+      child.process.kill('SIGTERM');
+      assert.equal(await child.exited, 0);
+      // The storage layer (a dynamic import in src/server.ts) made it into the bundle: the log is on disk.
+      assert.match(await readFile(join(work, 'data', 'animals.log'), 'utf8'), /"name":"Bundled"/);
+      assert.equal(child.stderr().includes('ExperimentalWarning'), false);
     } finally {
-      await client.close();
+      child.process.kill('SIGKILL');
     }
-    child.process.kill('SIGTERM');
-    assert.equal(await child.exited, 0);
-    // The storage layer (a dynamic import in src/server.ts) made it into the bundle: the log is on disk.
-    assert.match(await readFile(join(work, 'data', 'animals.log'), 'utf8'), /"name":"Bundled"/);
-    assert.equal(child.stderr().includes('ExperimentalWarning'), false);
-  } finally {
-    child.process.kill('SIGKILL');
-  }
-});
+  },
+);
 
 test('the binary creates a key with keys create, and tells its version', { skip, timeout: 20_000 }, async () => {
   const dataDir = await mkdtemp(join(work, 'keys-'));
@@ -88,8 +108,18 @@ test('the binary creates a key with keys create, and tells its version', { skip,
   assert.equal(version.stdout(), `${expected}\n`);
 });
 
-test('the binary says in one line that the bench suite is not part of it (exit 2)', { skip, timeout: 20_000 }, async () => {
-  const bench = start(['bench', '--scenario', 'list']);
-  assert.equal(await bench.exited, 2, bench.stderr());
-  assert.match(bench.stderr(), /^animal-store: the bench suite is not part of this build: run it from a clone of the repository \(npm run bench\)\n$/);
-});
+test(
+  'the binary says in one line that the bench suite is not part of it (exit 2)',
+  {
+    skip,
+    timeout: 20_000,
+  },
+  async () => {
+    const bench = start(['bench', '--scenario', 'list']);
+    assert.equal(await bench.exited, 2, bench.stderr());
+    assert.match(
+      bench.stderr(),
+      /^animal-store: the bench suite is not part of this build: run it from a clone of the repository \(npm run bench\)\n$/,
+    );
+  },
+);

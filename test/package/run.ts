@@ -22,13 +22,25 @@ export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `command args` in `cwd` to its end, or kills it after `timeoutMs`; never throws for a non-zero exit. */
-export function run(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.once('error', (error) => {
       clearTimeout(timer);
@@ -50,5 +62,6 @@ export function npmMissing(): string | undefined {
 
 /** Fails with everything the command printed unless it exited 0. */
 export function assertRan(ran: Ran, what: string): void {
-  if (ran.code !== 0) throw new Error(`${what} exited ${String(ran.code)}\n--- stdout\n${ran.stdout}\n--- stderr\n${ran.stderr}`);
+  if (ran.code !== 0)
+    throw new Error(`${what} exited ${String(ran.code)}\n--- stdout\n${ran.stdout}\n--- stderr\n${ran.stderr}`);
 }

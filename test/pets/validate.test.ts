@@ -15,8 +15,16 @@ function faultOf(body: unknown): ApiError {
 
 test('a valid NewPet is returned as is', () => {
   assert.deepEqual(validateNewPet({ name: ' Rex ', categoryId: 3 }), { name: ' Rex ', categoryId: 3 });
-  assert.deepEqual(validateNewPet({ name: 'a', categoryId: 9007199254740991, status: 'sold' }), { name: 'a', categoryId: 9007199254740991, status: 'sold' });
-  assert.equal(validateNewPet({ name: '😀'.repeat(200), categoryId: 1 }).name.length, 400, '200 code points, 400 UTF-16 units');
+  assert.deepEqual(validateNewPet({ name: 'a', categoryId: 9007199254740991, status: 'sold' }), {
+    name: 'a',
+    categoryId: 9007199254740991,
+    status: 'sold',
+  });
+  assert.equal(
+    validateNewPet({ name: '😀'.repeat(200), categoryId: 1 }).name.length,
+    400,
+    '200 code points, 400 UTF-16 units',
+  );
 });
 
 test('categoryId must be an integer from 1 to 2^53 − 1, named with its rule', () => {
@@ -39,7 +47,10 @@ test('a lone surrogate in name is refused', () => {
 });
 
 test('status must be one of the three states', () => {
-  assert.equal(faultOf({ name: 'a', categoryId: 1, status: 'lost' }).message, '"status" must be one of "available", "pending", "sold"');
+  assert.equal(
+    faultOf({ name: 'a', categoryId: 1, status: 'lost' }).message,
+    '"status" must be one of "available", "pending", "sold"',
+  );
 });
 
 test('unknown properties, id, __proto__ and constructor are refused by name', () => {
@@ -52,9 +63,13 @@ test('unknown properties, id, __proto__ and constructor are refused by name', ()
 
 test('missing fields and a non-object body are named', () => {
   const missing = faultOf({});
-  assert.deepEqual(missing.details?.map((detail) => detail.path), ['/name', '/categoryId']);
+  assert.deepEqual(
+    missing.details?.map((detail) => detail.path),
+    ['/name', '/categoryId'],
+  );
   assert.match(missing.message, /"name" is required/);
-  for (const body of [[], null, 'x', 3]) assert.equal(faultOf(body).message, 'The request body must be a JSON object (NewPet)');
+  for (const body of [[], null, 'x', 3])
+    assert.equal(faultOf(body).message, 'The request body must be a JSON object (NewPet)');
 });
 
 test('every fault is listed in details', () => {

@@ -22,21 +22,34 @@ test('insertId and removeId keep the index ascending and free of duplicates', ()
 });
 
 test('a pet serialises in the contract key order', () => {
-  assert.equal(storedPet(1, 'Rex "the" dog', 3, 'available').json, '{"id":1,"name":"Rex \\"the\\" dog","categoryId":3,"status":"available"}');
+  assert.equal(
+    storedPet(1, 'Rex "the" dog', 3, 'available').json,
+    '{"id":1,"name":"Rex \\"the\\" dog","categoryId":3,"status":"available"}',
+  );
 });
 
 test('pages follow the cursor in ascending id order, per status, with the total', () => {
   const store = new PetStore();
-  for (let id = 1; id <= 25; id++) store.put(storedPet(store.takeId(), `p${id}`, 1, id % 3 === 1 ? 'sold' : 'available'));
+  for (let id = 1; id <= 25; id++)
+    store.put(storedPet(store.takeId(), `p${id}`, 1, id % 3 === 1 ? 'sold' : 'available'));
   const first = store.page(undefined, 0, 10);
-  assert.deepEqual(first.items.map((pet) => pet.id), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.deepEqual(
+    first.items.map((pet) => pet.id),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+  );
   assert.equal(first.more, true);
   assert.equal(first.total, 25);
   const last = store.page(undefined, 20, 10);
-  assert.deepEqual(last.items.map((pet) => pet.id), [21, 22, 23, 24, 25]);
+  assert.deepEqual(
+    last.items.map((pet) => pet.id),
+    [21, 22, 23, 24, 25],
+  );
   assert.equal(last.more, false);
   const sold = store.page('sold', 4, 3);
-  assert.deepEqual(sold.items.map((pet) => pet.id), [7, 10, 13]);
+  assert.deepEqual(
+    sold.items.map((pet) => pet.id),
+    [7, 10, 13],
+  );
   assert.equal(sold.total, 9);
   assert.equal(store.page('pending', 0, 5).total, 0);
 });
@@ -45,7 +58,10 @@ test('a page deep into a million items is found without a scan', () => {
   const store = new PetStore();
   for (let id = 1; id <= 1_000_000; id++) store.put(storedPet(id, 'x', 1, 'available'));
   const page = store.page('available', 999_990, 20);
-  assert.deepEqual(page.items.map((pet) => pet.id), [999_991, 999_992, 999_993, 999_994, 999_995, 999_996, 999_997, 999_998, 999_999, 1_000_000]);
+  assert.deepEqual(
+    page.items.map((pet) => pet.id),
+    [999_991, 999_992, 999_993, 999_994, 999_995, 999_996, 999_997, 999_998, 999_999, 1_000_000],
+  );
   assert.equal(page.more, false);
 });
 
@@ -59,18 +75,30 @@ test('put moves an item between status indexes; ids continue after the highest s
   assert.equal(store.takeId(), 5);
   store.noteId(10);
   assert.equal(store.nextId, 11);
-  assert.deepEqual([...store.values()].map((pet) => pet.status), ['pending']);
+  assert.deepEqual(
+    [...store.values()].map((pet) => pet.status),
+    ['pending'],
+  );
   assert.throws(() => store.page('lost' as 'sold', 0, 1), TypeError);
 });
 
 test('ids that were never stored (failed writes) leave holes that paging steps over', () => {
   const store = new PetStore();
   for (const id of [1, 2, 5, 6, 9]) store.put(storedPet(id, 'x', 1, 'available'));
-  assert.deepEqual(store.page(undefined, 0, 2).items.map((pet) => pet.id), [1, 2]);
+  assert.deepEqual(
+    store.page(undefined, 0, 2).items.map((pet) => pet.id),
+    [1, 2],
+  );
   assert.equal(store.page(undefined, 0, 2).more, true);
-  assert.deepEqual(store.page(undefined, 2, 2).items.map((pet) => pet.id), [5, 6]);
+  assert.deepEqual(
+    store.page(undefined, 2, 2).items.map((pet) => pet.id),
+    [5, 6],
+  );
   const last = store.page(undefined, 6, 2);
-  assert.deepEqual(last.items.map((pet) => pet.id), [9]);
+  assert.deepEqual(
+    last.items.map((pet) => pet.id),
+    [9],
+  );
   assert.equal(last.more, false);
   assert.equal(store.page(undefined, 5, 3).more, false);
   assert.equal(store.page(undefined, 100, 3).items.length, 0);

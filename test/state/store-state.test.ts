@@ -3,17 +3,29 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { storedOrder } from '../../src/orders/order-book.js';
 import { storedPet, withStatus } from '../../src/pets/pet-store.js';
-import { decodeChange, decodeChangeAt, encodeChange, type Change } from '../../src/state/changes.js';
-import { StoreState, type ChangeLog } from '../../src/state/store-state.js';
+import { type Change, decodeChange, decodeChangeAt, encodeChange } from '../../src/state/changes.js';
+import { type ChangeLog, StoreState } from '../../src/state/store-state.js';
 
 const clock = new ManualClock(Date.UTC(2027, 0, 1));
-const tag = { scope: 'key_1 POST /pets', key: 'k1', fingerprint: 'f', status: 201, location: '/v1/pets/1', expiresAtMs: Date.UTC(2027, 0, 2) };
+const tag = {
+  scope: 'key_1 POST /pets',
+  key: 'k1',
+  fingerprint: 'f',
+  status: 201,
+  location: '/v1/pets/1',
+  expiresAtMs: Date.UTC(2027, 0, 2),
+};
 
 test('every kind of change survives encode and decode unchanged', () => {
   const changes: Change[] = [
     { op: 'pet', pet: storedPet(1, 'Rex', 2, 'available') },
     { op: 'pet', pet: storedPet(1, 'Rex', 2, 'available'), idem: tag },
-    { op: 'order', order: storedOrder(1, 1, 'placed', '2027-01-01T00:00:00.000Z'), pet: storedPet(1, 'Rex', 2, 'pending'), idem: { ...tag, location: '/v1/store/orders/1' } },
+    {
+      op: 'order',
+      order: storedOrder(1, 1, 'placed', '2027-01-01T00:00:00.000Z'),
+      pet: storedPet(1, 'Rex', 2, 'pending'),
+      idem: { ...tag, location: '/v1/store/orders/1' },
+    },
     { op: 'order', order: storedOrder(1, 1, 'delivered', '2027-01-01T00:00:00.000Z') },
     { op: 'idem', entry: { ...tag, body: '{"id":1}' } },
   ];
@@ -21,10 +33,17 @@ test('every kind of change survives encode and decode unchanged', () => {
 });
 
 test('records this service does not write are refused, naming where', () => {
-  for (const payload of ['x', '[]', '{"op":"drop"}', '{"op":"pet","pet":{"id":0,"name":"a","categoryId":1,"status":"available"}}',
-    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"lost"}}', '{"op":"order","order":{"id":1}}',
-    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"sold"},"idem":{"key":1}}', '{"op":"idem","idem":{"scope":"s"}}',
-    '{"op":"order","order":{"id":1,"petId":1,"status":"placed","createdAt":"x"},"pet":{}}']) {
+  for (const payload of [
+    'x',
+    '[]',
+    '{"op":"drop"}',
+    '{"op":"pet","pet":{"id":0,"name":"a","categoryId":1,"status":"available"}}',
+    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"lost"}}',
+    '{"op":"order","order":{"id":1}}',
+    '{"op":"pet","pet":{"id":1,"name":"a","categoryId":1,"status":"sold"},"idem":{"key":1}}',
+    '{"op":"idem","idem":{"scope":"s"}}',
+    '{"op":"order","order":{"id":1,"petId":1,"status":"placed","createdAt":"x"},"pet":{}}',
+  ]) {
     assert.throws(() => decodeChange(payload, 'animals.log record 7'), /animals\.log record 7/, payload);
   }
 });
@@ -32,7 +51,14 @@ test('records this service does not write are refused, naming where', () => {
 test('a change is applied only after the log accepted it, and not at all when it refused', async () => {
   let release: (() => void) | undefined;
   let refuse = false;
-  const log: ChangeLog = { append: () => refuse ? Promise.reject(new Error('disk full')) : new Promise<void>((resolve) => { release = resolve; }) };
+  const log: ChangeLog = {
+    append: () =>
+      refuse
+        ? Promise.reject(new Error('disk full'))
+        : new Promise<void>((resolve) => {
+            release = resolve;
+          }),
+  };
   const state = new StoreState(log, clock);
   const pending = state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'a', 1, 'available'), idem: tag });
   await Promise.resolve();
@@ -43,7 +69,10 @@ test('a change is applied only after the log accepted it, and not at all when it
   assert.equal(state.pets.get(1)?.json, '{"id":1,"name":"a","categoryId":1,"status":"available"}');
   assert.equal(state.idempotency.lookup(tag.scope, tag.key, 'f').kind, 'replay');
   refuse = true;
-  await assert.rejects(state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'b', 1, 'available') }), /disk full/);
+  await assert.rejects(
+    state.commit({ op: 'pet', pet: storedPet(state.pets.takeId(), 'b', 1, 'available') }),
+    /disk full/,
+  );
   assert.equal(state.pets.count(), 1);
   assert.equal(state.pets.takeId(), 3, 'the refused id 2 is never reused');
 });
@@ -83,16 +112,28 @@ test('the fast path of replay reads plain pet records exactly as the full parser
       const record = encodeChange({ op: 'pet', pet });
       const decoded = decodeChange(record, 'test');
       assert.deepEqual(decoded, { op: 'pet', pet });
-      assert.deepEqual(JSON.parse((decoded as { pet: { json: string } }).pet.json), { id: 12345, name, categoryId: 7, status });
+      assert.deepEqual(JSON.parse((decoded as { pet: { json: string } }).pet.json), {
+        id: 12345,
+        name,
+        categoryId: 7,
+        status,
+      });
       // From the bytes, as replay hands records over, somewhere inside a larger buffer.
       const bytes = Buffer.from(`xx${record}yy`);
-      assert.deepEqual(decodeChangeAt(bytes, 2, bytes.length - 2, () => 'test'), { op: 'pet', pet });
+      assert.deepEqual(
+        decodeChangeAt(bytes, 2, bytes.length - 2, () => 'test'),
+        { op: 'pet', pet },
+      );
     }
   }
 });
 
 test('records the byte path does not recognise are decoded as text, and damage is named', () => {
-  const order = encodeChange({ op: 'order', order: storedOrder(4, 9, 'placed', '2026-11-22T10:00:00.000Z'), pet: storedPet(9, 'Rex', 1, 'pending') });
+  const order = encodeChange({
+    op: 'order',
+    order: storedOrder(4, 9, 'placed', '2026-11-22T10:00:00.000Z'),
+    pet: storedPet(9, 'Rex', 1, 'pending'),
+  });
   for (const record of [
     order,
     '{"op":"pet","pet":{"id":0012,"name":"Rex","categoryId":1,"status":"sold"}}',
@@ -122,6 +163,11 @@ test('withStatus changes only the final member, whatever the name holds', () => 
   const pet = storedPet(3, 'ends with "status":"available"}', 2, 'available');
   const sold = withStatus(pet, 'sold');
   assert.equal(sold.status, 'sold');
-  assert.deepEqual(JSON.parse(sold.json), { id: 3, name: 'ends with "status":"available"}', categoryId: 2, status: 'sold' });
+  assert.deepEqual(JSON.parse(sold.json), {
+    id: 3,
+    name: 'ends with "status":"available"}',
+    categoryId: 2,
+    status: 'sold',
+  });
   assert.deepEqual(withStatus(sold, 'available'), pet);
 });

@@ -11,7 +11,13 @@ import { encodeChange, idsInTornRecord } from '../../src/state/changes.js';
 import { encodeRecord } from '../../src/storage/log-format.js';
 import { call, startServer } from '../helpers/server.js';
 
-const tornOrder = encodeRecord(encodeChange({ op: 'order', order: storedOrder(7, 1, 'placed', '2027-01-01T00:00:00.000Z'), pet: storedPet(1, 'Rex', 1, 'pending') }));
+const tornOrder = encodeRecord(
+  encodeChange({
+    op: 'order',
+    order: storedOrder(7, 1, 'placed', '2027-01-01T00:00:00.000Z'),
+    pet: storedPet(1, 'Rex', 1, 'pending'),
+  }),
+);
 const tornPet = encodeRecord(encodeChange({ op: 'pet', pet: storedPet(9, 'Tom', 1, 'available') }));
 
 test('the id a torn record may have assigned is read by its kind', () => {

@@ -1,11 +1,11 @@
 // Compaction: the log is rewritten to a snapshot of the caller's state plus what was appended after it,
 // while appends go on; a crash or power cut at any step leaves a log that loads with every acknowledged record.
 
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
 import { StorageUnavailableError } from '../../src/storage/errors.js';
 import type { Journal } from '../../src/storage/journal.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
+import type { MemoryFs } from '../../src/storage/memory-fs.js';
 import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile } from '../helpers/storage-journal.js';
 import { seededRandom } from '../helpers/storage-prng.js';
 
@@ -134,7 +134,10 @@ test('a compaction that fails before the rename changes nothing and appends go o
     await churn(store, 30, seededRandom(2));
     const before = fs.peek(LOG_PATH);
     fs.inject({ op, nth: 1, code: 'ENOSPC' });
-    await assert.rejects(journal.compact(store.snapshot), (e: unknown) => e instanceof StorageUnavailableError && e.code === 'ENOSPC');
+    await assert.rejects(
+      journal.compact(store.snapshot),
+      (e: unknown) => e instanceof StorageUnavailableError && e.code === 'ENOSPC',
+    );
     assert.deepEqual(fs.peek(LOG_PATH), before, op);
     assert.deepEqual(fs.list(DATA_DIR).sort(), ['LOCK', 'animals.log'], `${op}: the temporary file is removed`);
     assert.equal(journal.writable, true);
@@ -162,7 +165,10 @@ test('close during a compaction stops it; nothing acknowledged is lost', async (
   const { journal, fs } = await openTestJournal();
   const store = new Store(journal);
   await churn(store, 30, seededRandom(4));
-  const compaction = journal.compact(store.snapshot).then(() => 'done', (e: unknown) => (e as Error).name);
+  const compaction = journal.compact(store.snapshot).then(
+    () => 'done',
+    (e: unknown) => (e as Error).name,
+  );
   const writes = churn(store, 10, seededRandom(5), 30);
   await journal.close();
   await writes;
@@ -185,7 +191,10 @@ test('compaction is refused while the journal is read-only', async () => {
   const { journal, fs } = await openTestJournal();
   fs.inject({ op: 'datasync', nth: 1, code: 'EIO', persistent: true });
   await assert.rejects(journal.append(change(1, 1)));
-  await assert.rejects(journal.compact(() => []), StorageUnavailableError);
+  await assert.rejects(
+    journal.compact(() => []),
+    StorageUnavailableError,
+  );
   fs.clearFaults();
   await journal.close();
 });
@@ -197,7 +206,10 @@ test('compaction finishes under a stream of appends that never lets the writer i
   let version = 0;
   // Each producer appends again as soon as its last append resolved, all within microtasks.
   const producer = async (id: number) => {
-    while (!done) await store.write(id, (version += 1));
+    while (!done) {
+      version += 1;
+      await store.write(id, version);
+    }
   };
   const producers = [1, 2, 3, 4].map(producer);
   await journal.compact(store.snapshot);
@@ -211,8 +223,16 @@ test('a snapshot callback that throws fails the compaction with its own error; w
   const { journal, fs } = await openTestJournal();
   const store = new Store(journal);
   await store.write(1, 1);
-  await assert.rejects(journal.compact(() => { throw new RangeError('bug in snapshot'); }), RangeError);
-  await assert.rejects(journal.compact(() => ['{"a":\n1}']), TypeError);
+  await assert.rejects(
+    journal.compact(() => {
+      throw new RangeError('bug in snapshot');
+    }),
+    RangeError,
+  );
+  await assert.rejects(
+    journal.compact(() => ['{"a":\n1}']),
+    TypeError,
+  );
   await store.write(1, 2);
   assert.deepEqual(stateOf(payloadsOnFile(fs)), store.state);
   assert.deepEqual(fs.list(DATA_DIR).sort(), ['LOCK', 'animals.log']);

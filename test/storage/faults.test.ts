@@ -2,13 +2,12 @@
 // then on, with ENOSPC and EIO, and shorten writes. After each run: no unhandled rejection, every
 // rejection is a StorageUnavailableError, a resolved append is always on file, a rejected one never.
 
-import { test, after } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { after, test } from 'node:test';
 import { StorageUnavailableError } from '../../src/storage/errors.js';
-import type { Durability } from '../../src/storage/journal.js';
-import type { Journal } from '../../src/storage/journal.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
+import type { Durability, Journal } from '../../src/storage/journal.js';
 import type { Fault, FsOp } from '../../src/storage/memory-fs.js';
+import { MemoryFs } from '../../src/storage/memory-fs.js';
 import { LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/storage-journal.js';
 import { seededRandom } from '../helpers/storage-prng.js';
 
@@ -33,7 +32,8 @@ async function drive(journal: Journal, seed: number): Promise<Outcome> {
     const round: Array<Promise<void>> = [];
     for (let i = 0; i < size; i += 1) {
       if (random() < 0.3) await new Promise((resolve) => setImmediate(resolve));
-      const payload = pet((id += 1));
+      id += 1;
+      const payload = pet(id);
       round.push(
         journal.append(payload).then(
           () => void outcome.resolved.push(payload),
@@ -71,9 +71,14 @@ async function runWithFault(fault: Fault, durability: Durability, strict: boolea
   fs.inject(fault);
   const outcome = await drive(journal, fault.nth);
   await journal.idle();
-  assert.equal(outcome.resolved.length + outcome.rejected.length, ROUNDS.reduce((a, b) => a + b), label);
+  assert.equal(
+    outcome.resolved.length + outcome.rejected.length,
+    ROUNDS.reduce((a, b) => a + b),
+    label,
+  );
   if (fault.short === true) assert.deepEqual(outcome.rejected, [], label);
-  if (fault.persistent !== true && fault.short !== true) assert.equal(journal.writable, true, `${label}: recovers after a single fault`);
+  if (fault.persistent !== true && fault.short !== true)
+    assert.equal(journal.writable, true, `${label}: recovers after a single fault`);
   const expected = inOrder(outcome.resolved);
   if (strict) {
     assert.deepEqual(payloadsOnFile(fs), expected, `${label}: the file holds exactly the resolved appends`);
@@ -85,7 +90,8 @@ async function runWithFault(fault: Fault, durability: Durability, strict: boolea
   // What a restart after a power cut finds: acknowledged records (synced under 'always'), never rejected ones.
   const durable = payloadsOnFile(fs.powerLossImage());
   if (durability === 'always') assert.deepEqual(durable, expected, `${label}: after a power cut`);
-  for (const payload of outcome.rejected) assert.ok(!durable.includes(payload), `${label}: rejected ${payload} is not durable`);
+  for (const payload of outcome.rejected)
+    assert.ok(!durable.includes(payload), `${label}: rejected ${payload} is not durable`);
   // With the disk healthy again, the journal closes cleanly and a restart loads the log.
   fs.clearFaults();
   await journal.close();
@@ -112,7 +118,8 @@ for (const durability of ['always', 'interval', 'never'] as const) {
   test(`${durability}: short writes on the Nth write, once and from then on, lose nothing`, async () => {
     const calls = await callsOf('write', durability);
     for (let nth = 1; nth <= calls + 1; nth += 1) {
-      for (const persistent of [false, true]) await runWithFault({ op: 'write', nth, short: true, persistent }, durability, true);
+      for (const persistent of [false, true])
+        await runWithFault({ op: 'write', nth, short: true, persistent }, durability, true);
     }
   });
 
@@ -120,7 +127,8 @@ for (const durability of ['always', 'interval', 'never'] as const) {
     const calls = await callsOf('any', durability);
     for (let nth = 1; nth <= calls + 1; nth += 1) {
       for (const code of ['ENOSPC', 'EIO']) {
-        for (const persistent of [false, true]) await runWithFault({ op: 'any', nth, code, persistent }, durability, false);
+        for (const persistent of [false, true])
+          await runWithFault({ op: 'any', nth, code, persistent }, durability, false);
       }
     }
   });
@@ -132,7 +140,10 @@ test('while read-only after a failed fsync, appends are refused at once', async 
   fs.inject({ op: 'datasync', nth: 1, code: 'EIO', persistent: true });
   await assert.rejects(journal.append(pet(2)), { name: 'StorageUnavailableError', code: 'EIO' });
   assert.equal(journal.writable, false, 'read-only, since the log cannot be verified');
-  assert.ok(warnings.some((w) => /stays read-only/.test(w)), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => /stays read-only/.test(w)),
+    warnings.join('\n'),
+  );
   const calls = fs.calls;
   await assert.rejects(journal.append(pet(3)), { name: 'StorageUnavailableError', code: 'EIO' });
   assert.equal(fs.calls, calls, 'refused without touching the disk');
@@ -162,7 +173,11 @@ test('a failed fsync is not retried: the batch fails, the log is verified, write
 test('appends queued behind a flush whose fsync fails are refused too, none reaches the file', async () => {
   const { journal, fs } = await openTestJournal();
   fs.inject({ op: 'datasync', nth: 1, code: 'EIO', persistent: true });
-  const settle = (p: Promise<void>) => p.then(() => 'resolved', () => 'rejected');
+  const settle = (p: Promise<void>) =>
+    p.then(
+      () => 'resolved',
+      () => 'rejected',
+    );
   let queued: Promise<string> | undefined;
   // Appended while the first flush writes: it waits for the next flush, which never comes.
   fs.onCall = (op) => {

@@ -2,18 +2,18 @@
 // refused with ENOSPC; the log then holds exactly the acknowledged records, and once a filler file is
 // removed, appends work again.
 
-import { test, type TestContext } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, rmdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
 import { StorageUnavailableError } from '../../src/storage/errors.js';
 import type { Journal } from '../../src/storage/journal.js';
 import { openJournal } from '../../src/storage/open-journal.js';
 import { replay } from '../../src/storage/replay.js';
-import { call, startServer, type Reply, type TestServer } from '../helpers/server.js';
+import { call, type Reply, startServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const TMPFS_SIZE = '1m';
@@ -25,14 +25,16 @@ async function fill(journal: Journal): Promise<{ acknowledged: string[]; refusal
   const acknowledged: string[] = [];
   let refusal: unknown;
   const padding = 'x'.repeat(300);
-  for (let id = 1; refusal === undefined; ) {
+  for (let id = 1; refusal === undefined;) {
     const batch: Array<Promise<void>> = [];
     for (let i = 0; i < BATCH; i += 1, id += 1) {
       const payload = JSON.stringify({ id, padding });
       batch.push(
         journal.append(payload).then(
           () => void acknowledged.push(payload),
-          (error: unknown) => void (refusal ??= error),
+          (error: unknown) => {
+            refusal ??= error;
+          },
         ),
       );
     }
@@ -71,91 +73,106 @@ async function withTmpfs(t: TestContext, prefix: string, body: (mountPoint: stri
 
 const byId = (a: string, b: string) => (JSON.parse(a) as { id: number }).id - (JSON.parse(b) as { id: number }).id;
 
-test('a real full disk: ENOSPC is refused cleanly, the log holds exactly what was acknowledged, writes resume with room', (t) => withTmpfs(t, 'animal-store-full-', async (mountPoint) => {
-  let journal: Journal | undefined;
-  try {
-    const dir = join(mountPoint, 'data');
+test('a real full disk: ENOSPC is refused cleanly, the log holds exactly what was acknowledged, writes resume with room', (t) =>
+  withTmpfs(t, 'animal-store-full-', async (mountPoint) => {
+    let journal: Journal | undefined;
+    try {
+      const dir = join(mountPoint, 'data');
+      const filler = join(mountPoint, 'filler');
+      await writeFile(filler, Buffer.alloc(FILLER_BYTES));
+      journal = (await openJournal({ dir })).journal;
+      const { acknowledged, refusal } = await fill(journal);
+      assert.ok(refusal instanceof StorageUnavailableError, String(refusal));
+      assert.equal(refusal.code, 'ENOSPC');
+      assert.ok(acknowledged.length > 100);
+      const log = join(dir, 'animals.log');
+      const onDisk = replay(await readFile(log), log);
+      assert.equal(onDisk.tornTail, undefined, 'nothing half-written stays');
+      assert.deepEqual(onDisk.payloads, [...acknowledged].sort(byId), 'exactly the acknowledged records');
+      assert.equal(journal.writable, true, 'a full disk does not make the journal read-only');
+      // Larger than anything a refused batch freed: still no room.
+      await assert.rejects(journal.append(JSON.stringify({ id: 0, padding: 'y'.repeat(FILLER_BYTES / 2) })), {
+        code: 'ENOSPC',
+      });
+      assert.deepEqual(replay(await readFile(log), log), onDisk);
+
+      await unlink(filler);
+      await unlink(join(mountPoint, 'filler-2')).catch(() => {});
+      const later = JSON.stringify({ id: 1_000_000 });
+      await journal.append(later);
+      await journal.close();
+      const reopened = await openJournal({ dir });
+      assert.deepEqual(reopened.replayed.payloads, [...[...acknowledged].sort(byId), later]);
+      await reopened.journal.close();
+    } finally {
+      await journal?.close();
+    }
+  }));
+
+test('a real full disk through HTTP: 503 unavailable for the refused creates, none visible, reads go on, writes resume with room, a restart agrees', (t) =>
+  withTmpfs(t, 'animal-store-full-http-', async (mountPoint) => {
+    const dataDir = join(mountPoint, 'data');
     const filler = join(mountPoint, 'filler');
-    await writeFile(filler, Buffer.alloc(FILLER_BYTES));
-    journal = (await openJournal({ dir })).journal;
-    const { acknowledged, refusal } = await fill(journal);
-    assert.ok(refusal instanceof StorageUnavailableError, String(refusal));
-    assert.equal(refusal.code, 'ENOSPC');
-    assert.ok(acknowledged.length > 100);
-    const log = join(dir, 'animals.log');
-    const onDisk = replay(await readFile(log), log);
-    assert.equal(onDisk.tornTail, undefined, 'nothing half-written stays');
-    assert.deepEqual(onDisk.payloads, [...acknowledged].sort(byId), 'exactly the acknowledged records');
-    assert.equal(journal.writable, true, 'a full disk does not make the journal read-only');
-    // Larger than anything a refused batch freed: still no room.
-    await assert.rejects(journal.append(JSON.stringify({ id: 0, padding: 'y'.repeat(FILLER_BYTES / 2) })), { code: 'ENOSPC' });
-    assert.deepEqual(replay(await readFile(log), log), onDisk);
-
-    await unlink(filler);
-    await unlink(join(mountPoint, 'filler-2')).catch(() => {});
-    const later = JSON.stringify({ id: 1_000_000 });
-    await journal.append(later);
-    await journal.close();
-    const reopened = await openJournal({ dir });
-    assert.deepEqual(reopened.replayed.payloads, [...[...acknowledged].sort(byId), later]);
-    await reopened.journal.close();
-  } finally {
-    await journal?.close();
-  }
-}));
-
-test('a real full disk through HTTP: 503 unavailable for the refused creates, none visible, reads go on, writes resume with room, a restart agrees', (t) => withTmpfs(t, 'animal-store-full-http-', async (mountPoint) => {
-  const dataDir = join(mountPoint, 'data');
-  const filler = join(mountPoint, 'filler');
-  let server: TestServer | undefined;
-  try {
-    await writeFile(filler, Buffer.alloc(FILLER_BYTES));
-    server = await startServer({ dataDir, durability: 'always' });
-    const created: number[] = [];
-    const refused: Reply[] = [];
-    for (let round = 0; refused.length === 0; round += 1) {
-      assert.ok(round < 1_000, 'the disk never filled up');
-      const replies = await Promise.all(Array.from({ length: BATCH }, () => call(server!, 'POST', '/v1/pets', { json: { name: 'x'.repeat(200), categoryId: 1 } })));
-      for (const reply of replies) {
-        if (reply.status === 201) created.push((reply.json as { id: number }).id);
-        else refused.push(reply);
+    let server: TestServer | undefined;
+    try {
+      await writeFile(filler, Buffer.alloc(FILLER_BYTES));
+      server = await startServer({ dataDir, durability: 'always' });
+      const created: number[] = [];
+      const refused: Reply[] = [];
+      for (let round = 0; refused.length === 0; round += 1) {
+        assert.ok(round < 1_000, 'the disk never filled up');
+        const replies = await Promise.all(
+          Array.from({ length: BATCH }, () =>
+            call(server!, 'POST', '/v1/pets', { json: { name: 'x'.repeat(200), categoryId: 1 } }),
+          ),
+        );
+        for (const reply of replies) {
+          if (reply.status === 201) created.push((reply.json as { id: number }).id);
+          else refused.push(reply);
+        }
       }
-    }
-    for (const reply of refused) {
-      assert.equal(reply.status, 503, reply.text);
-      assert.equal((reply.json as { code: string }).code, 'unavailable');
-      assert.match((reply.json as { message: string }).message, /ENOSPC/);
-      assert.ok(Number(reply.headers['retry-after']) >= 1);
-    }
-    const listedIds = async (target: TestServer): Promise<number[]> => {
-      const ids: number[] = [];
-      for await (const page of pages(target)) ids.push(...page);
-      return ids;
-    };
-    // Reads keep working, and they show exactly the acknowledged creates.
-    assert.deepEqual(await listedIds(server), [...created].sort((a, b) => a - b));
-    assert.equal((await call(server, 'GET', `/v1/pets/${created[0]}`)).status, 200);
-    // Take the room the refused batch left (free pages, then the log's last page with small creates),
-    // so that an order, a write too, is refused whole: the animal stays available.
-    const { bavail, bsize } = await statfs(mountPoint);
-    await writeFile(join(mountPoint, 'filler-2'), Buffer.alloc(bavail * bsize)).catch(() => {});
-    for (let small = await createSmall(server); small !== undefined; small = await createSmall(server)) created.push(small);
-    const order = await call(server, 'POST', '/v1/store/orders', { json: { petId: created[0] } });
-    assert.equal(order.status, 503, order.text);
-    assert.equal(((await call(server, 'GET', `/v1/pets/${created[0]}`)).json as { status: string }).status, 'available');
+      for (const reply of refused) {
+        assert.equal(reply.status, 503, reply.text);
+        assert.equal((reply.json as { code: string }).code, 'unavailable');
+        assert.match((reply.json as { message: string }).message, /ENOSPC/);
+        assert.ok(Number(reply.headers['retry-after']) >= 1);
+      }
+      const listedIds = async (target: TestServer): Promise<number[]> => {
+        const ids: number[] = [];
+        for await (const page of pages(target)) ids.push(...page);
+        return ids;
+      };
+      // Reads keep working, and they show exactly the acknowledged creates.
+      assert.deepEqual(
+        await listedIds(server),
+        [...created].sort((a, b) => a - b),
+      );
+      assert.equal((await call(server, 'GET', `/v1/pets/${created[0]}`)).status, 200);
+      // Take the room the refused batch left (free pages, then the log's last page with small creates),
+      // so that an order, a write too, is refused whole: the animal stays available.
+      const { bavail, bsize } = await statfs(mountPoint);
+      await writeFile(join(mountPoint, 'filler-2'), Buffer.alloc(bavail * bsize)).catch(() => {});
+      for (let small = await createSmall(server); small !== undefined; small = await createSmall(server))
+        created.push(small);
+      const order = await call(server, 'POST', '/v1/store/orders', { json: { petId: created[0] } });
+      assert.equal(order.status, 503, order.text);
+      assert.equal(
+        ((await call(server, 'GET', `/v1/pets/${created[0]}`)).json as { status: string }).status,
+        'available',
+      );
 
-    await unlink(filler);
-    await unlink(join(mountPoint, 'filler-2')).catch(() => {});
-    const later = await call(server, 'POST', '/v1/pets', { json: { name: 'After', categoryId: 2 } });
-    assert.equal(later.status, 201, later.text);
-    created.push((later.json as { id: number }).id);
-    await server.close();
-    server = await startServer({ dataDir });
-    assert.deepEqual(await listedIds(server), created, 'the log on disk holds exactly what was acknowledged');
-  } finally {
-    await server?.close();
-  }
-}));
+      await unlink(filler);
+      await unlink(join(mountPoint, 'filler-2')).catch(() => {});
+      const later = await call(server, 'POST', '/v1/pets', { json: { name: 'After', categoryId: 2 } });
+      assert.equal(later.status, 201, later.text);
+      created.push((later.json as { id: number }).id);
+      await server.close();
+      server = await startServer({ dataDir });
+      assert.deepEqual(await listedIds(server), created, 'the log on disk holds exactly what was acknowledged');
+    } finally {
+      await server?.close();
+    }
+  }));
 
 /** Creates a pet with a one-letter name: its id, or undefined once the store answers 503. */
 async function createSmall(server: TestServer): Promise<number | undefined> {

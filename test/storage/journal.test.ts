@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { StorageUnavailableError, CorruptLogError } from '../../src/storage/errors.js';
+import { test } from 'node:test';
+import { CorruptLogError, StorageUnavailableError } from '../../src/storage/errors.js';
 import { encodeRecord } from '../../src/storage/log-format.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
 import type { FsOp } from '../../src/storage/memory-fs.js';
+import { MemoryFs } from '../../src/storage/memory-fs.js';
 import { openJournal } from '../../src/storage/open-journal.js';
 import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/storage-journal.js';
 
@@ -28,7 +28,10 @@ test('appended records are on file in order, and a reopened journal replays them
   const { journal, fs } = await openTestJournal();
   await journal.append(pet(1));
   await journal.append(pet(2));
-  assert.deepEqual(journal.stats, { bytes: Buffer.byteLength(encodeRecord(pet(1)) + encodeRecord(pet(2))), records: 2 });
+  assert.deepEqual(journal.stats, {
+    bytes: Buffer.byteLength(encodeRecord(pet(1)) + encodeRecord(pet(2))),
+    records: 2,
+  });
   await journal.close();
   const again = await openTestJournal({ fs });
   assert.deepEqual(again.replayed.payloads, [pet(1), pet(2)]);
@@ -42,7 +45,10 @@ test('an acknowledged append under always survives a power loss, even in a brand
   const after = fs.powerLoss();
   const reopened = await openTestJournal({ fs: after });
   assert.deepEqual(reopened.replayed.payloads, [pet(1)]);
-  assert.ok(reopened.warnings.some((w) => /stale lock/.test(w)), 'our own pid in a lock we do not hold is stale');
+  assert.ok(
+    reopened.warnings.some((w) => /stale lock/.test(w)),
+    'our own pid in a lock we do not hold is stale',
+  );
   await reopened.journal.close();
 });
 
@@ -85,8 +91,15 @@ test('a torn last record is cut off with a warning naming the file and the byte 
   fs.setFile(LOG_PATH, good + encodeRecord(pet(2)).slice(0, 10));
   const { journal, replayed, warnings } = await openTestJournal({ fs });
   const offset = Buffer.byteLength(good);
-  assert.deepEqual(replayed, { payloads: [pet(1)], records: 1, tornTail: { offset, text: encodeRecord(pet(2)).slice(0, 10) } });
-  assert.ok(warnings.some((w) => w.includes(LOG_PATH) && w.includes(`byte offset ${offset}`)), warnings.join('\n'));
+  assert.deepEqual(replayed, {
+    payloads: [pet(1)],
+    records: 1,
+    tornTail: { offset, text: encodeRecord(pet(2)).slice(0, 10) },
+  });
+  assert.ok(
+    warnings.some((w) => w.includes(LOG_PATH) && w.includes(`byte offset ${offset}`)),
+    warnings.join('\n'),
+  );
   assert.equal(fs.powerLossImage().peek(LOG_PATH)?.toString(), good, 'the cut is durable');
   await journal.append(pet(3));
   await journal.close();
@@ -122,11 +135,17 @@ test('after close, appends are refused with StorageUnavailableError; close is id
   const pending = journal.append(pet(1));
   const closed = journal.close();
   assert.equal(journal.writable, false);
-  await assert.rejects(journal.append(pet(2)), (e: unknown) => e instanceof StorageUnavailableError && e.code === 'ECLOSED');
+  await assert.rejects(
+    journal.append(pet(2)),
+    (e: unknown) => e instanceof StorageUnavailableError && e.code === 'ECLOSED',
+  );
   await pending; // queued before close: flushed by it
   await closed;
   await journal.close();
-  await assert.rejects(journal.compact(() => []), StorageUnavailableError);
+  await assert.rejects(
+    journal.compact(() => []),
+    StorageUnavailableError,
+  );
 });
 
 test('a payload that would break the framing is refused with TypeError', async () => {

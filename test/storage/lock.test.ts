@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile, access } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DataDirLockedError } from '../../src/storage/errors.js';
 import { acquireLock, isProcessAlive } from '../../src/storage/lock.js';
@@ -34,7 +34,10 @@ test('a lock held by a live process refuses a second owner, naming that pid', as
   await assert.rejects(acquireLock('/d', fs), (error: unknown) => {
     assert.ok(error instanceof DataDirLockedError);
     assert.equal(error.pid, process.ppid);
-    assert.match(error.message, new RegExp(`another process \\(pid ${process.ppid}\\) owns the data directory /d`, 'i'));
+    assert.match(
+      error.message,
+      new RegExp(`another process \\(pid ${process.ppid}\\) owns the data directory /d`, 'i'),
+    );
     return true;
   });
   assert.equal(fs.peek('/d/LOCK')?.toString(), `${process.ppid}\n`, 'the owner keeps its lock');
@@ -67,11 +70,14 @@ test('a stale lock is taken over only under LOCK.takeover: a live taker refuses 
   const live = new MemoryFs();
   live.setFile('/d/LOCK', `${stale}\n`);
   live.setFile('/d/LOCK.takeover', `${process.ppid}\n`);
-  await assert.rejects(acquireLock('/d', live, () => {}), (error: unknown) => {
-    assert.ok(error instanceof DataDirLockedError);
-    assert.match(error.message, new RegExp(`pid ${process.ppid}\\) is taking over the data directory /d`));
-    return true;
-  });
+  await assert.rejects(
+    acquireLock('/d', live, () => {}),
+    (error: unknown) => {
+      assert.ok(error instanceof DataDirLockedError);
+      assert.match(error.message, new RegExp(`pid ${process.ppid}\\) is taking over the data directory /d`));
+      return true;
+    },
+  );
   assert.equal(live.peek('/d/LOCK')?.toString(), `${stale}\n`, 'the taker in progress is left to finish');
 
   const crashed = new MemoryFs();
@@ -108,9 +114,13 @@ test('on a real disk, another process cannot take a directory this one holds', a
   const script = `import { acquireLock } from ${JSON.stringify(lockModule)};
 try { await acquireLock(process.argv[1]); console.log('acquired'); } catch (e) { console.error(e.message); process.exit(3); }`;
   const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], (error, _stdout, stderr) => {
-      resolve({ code: error === null ? 0 : child.exitCode, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, dir],
+      (error, _stdout, stderr) => {
+        resolve({ code: error === null ? 0 : child.exitCode, stderr });
+      },
+    );
   });
   assert.equal(result.code, 3);
   assert.match(result.stderr, new RegExp(`Another process \\(pid ${process.pid}\\) owns the data directory`));

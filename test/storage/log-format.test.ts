@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { encodeRecord, parseRecord } from '../../src/storage/log-format.js';
 

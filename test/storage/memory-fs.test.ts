@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
 import { MemoryFs } from '../../src/storage/memory-fs.js';
 import { writeAll } from '../../src/storage/storage-fs.js';
 
@@ -62,7 +62,10 @@ test('a random power loss keeps the synced bytes and a prefix of the appended on
   const file = await fs.open('/d/f', 'a');
   await writeAll(file, bytes('0123456789'));
   for (const r of [0, 0.25, 0.5, 0.999]) {
-    const text = fs.powerLossImage(() => r).peek('/d/f')!.toString();
+    const text = fs
+      .powerLossImage(() => r)
+      .peek('/d/f')!
+      .toString();
     assert.ok('synced|0123456789'.startsWith(text) && text.startsWith('synced|'), text);
   }
 });

@@ -2,10 +2,9 @@
 // prefix of what was written but not synced), then a restart. Under 'always' every resolved append
 // is there; under every durability the log loads, and what it holds is a prefix of what was written.
 
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import type { Durability } from '../../src/storage/journal.js';
-import type { Journal } from '../../src/storage/journal.js';
+import { test } from 'node:test';
+import type { Durability, Journal } from '../../src/storage/journal.js';
 import { MemoryFs } from '../../src/storage/memory-fs.js';
 import { openTestJournal, pet } from '../helpers/storage-journal.js';
 import { randomInt, seededRandom } from '../helpers/storage-prng.js';
@@ -14,12 +13,22 @@ const SEEDS = 40;
 const CYCLES = 3;
 
 /** Appends `count` records from `firstId` on, a few at a time across turns of the event loop; resolves to those acknowledged. */
-async function appendConcurrently(journal: Journal, firstId: number, count: number, random: () => number): Promise<string[]> {
+async function appendConcurrently(
+  journal: Journal,
+  firstId: number,
+  count: number,
+  random: () => number,
+): Promise<string[]> {
   const acknowledged: string[] = [];
   const inFlight: Array<Promise<void>> = [];
   for (let id = firstId; id < firstId + count; id += 1) {
     const payload = pet(id);
-    inFlight.push(journal.append(payload).then(() => void acknowledged.push(payload), () => {}));
+    inFlight.push(
+      journal.append(payload).then(
+        () => void acknowledged.push(payload),
+        () => {},
+      ),
+    );
     if (random() < 0.4) await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(inFlight);
@@ -41,9 +50,14 @@ async function powerCuts(durability: Durability): Promise<void> {
       if (opened.replayed.tornTail !== undefined) tornTails += 1;
       const ids = opened.replayed.payloads.map((p) => (JSON.parse(p) as { id: number }).id);
       // What survives is always the first records written, in order, with no gap.
-      assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => i + 1), label);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: ids.length }, (_, i) => i + 1),
+        label,
+      );
       if (durability === 'always') {
-        for (const payload of expected) assert.ok(opened.replayed.payloads.includes(payload), `${label}: acknowledged ${payload} survived`);
+        for (const payload of expected)
+          assert.ok(opened.replayed.payloads.includes(payload), `${label}: acknowledged ${payload} survived`);
       }
       nextId = ids.length + 1;
       const running = fs;
@@ -61,7 +75,10 @@ async function powerCuts(durability: Durability): Promise<void> {
     }
   }
   // The model must have bitten: cuts in the middle of appending, torn tails, acknowledged appends.
-  assert.ok(tornTails > 5 && cutsMidway > 5 && acknowledgedInTotal > 100, `${tornTails} ${cutsMidway} ${acknowledgedInTotal}`);
+  assert.ok(
+    tornTails > 5 && cutsMidway > 5 && acknowledgedInTotal > 100,
+    `${tornTails} ${cutsMidway} ${acknowledgedInTotal}`,
+  );
 }
 
 for (const durability of ['always', 'interval', 'never'] as const) {

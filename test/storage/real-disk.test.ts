@@ -1,12 +1,12 @@
 // The journal on the real file system (node-fs.ts), in a temporary directory: the same promises as
 // on MemoryFs, plus file modes, a real fsync count, and a process that is not kept alive by the timer.
 
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CorruptLogError } from '../../src/storage/errors.js';
 import { encodeRecord } from '../../src/storage/log-format.js';
@@ -81,13 +81,19 @@ test('on a real disk: a torn tail is cut off the file, damage before it leaves t
   const warnings: string[] = [];
   const reopened = await openJournal({ dir, warn: (m) => warnings.push(m) });
   assert.equal(reopened.replayed.tornTail?.offset, good.length);
-  assert.match(warnings.join('\n'), new RegExp(`animals\\.log: cut off a torn last record at byte offset ${good.length}`));
+  assert.match(
+    warnings.join('\n'),
+    new RegExp(`animals\\.log: cut off a torn last record at byte offset ${good.length}`),
+  );
   await reopened.journal.close();
   assert.deepEqual(await readFile(log), good);
 
   const damaged = Buffer.concat([Buffer.from('garbage\n'), good, Buffer.from(encodeRecord(pet(3)))]);
   await writeFile(log, damaged);
-  await assert.rejects(openJournal({ dir }), (e: unknown) => e instanceof CorruptLogError && e.line === 1 && e.file === log);
+  await assert.rejects(
+    openJournal({ dir }),
+    (e: unknown) => e instanceof CorruptLogError && e.line === 1 && e.file === log,
+  );
   assert.deepEqual(await readFile(log), damaged);
   assert.deepEqual(await readdir(dir), ['animals.log'], 'no lock left behind');
 });
@@ -113,8 +119,11 @@ const { journal } = await openJournal({ dir: process.argv[1], durability: 'inter
 await journal.append('{"id":1}');
 console.log('appended');`;
   const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { timeout: 30_000 }, (error, out) =>
-      resolve({ code: error === null ? 0 : child.exitCode, stdout: out }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, dir],
+      { timeout: 30_000 },
+      (error, out) => resolve({ code: error === null ? 0 : child.exitCode, stdout: out }),
     );
   });
   assert.equal(code, 0);
@@ -145,10 +154,25 @@ try {
 }`;
   await writeFile(join(dir, 'LOCK'), '999999\n'); // no such process: stale
   const at = Date.now() + 3_000;
-  const outcomes = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir, String(at)], { timeout: 30_000 }, (_error, out) => resolve(out.trim()));
-  })));
+  const outcomes = await Promise.all(
+    Array.from(
+      { length: 4 },
+      () =>
+        new Promise<string>((resolve) => {
+          execFile(
+            process.execPath,
+            ['--import', 'tsx', '--input-type=module', '-e', script, dir, String(at)],
+            { timeout: 30_000 },
+            (_error, out) => resolve(out.trim()),
+          );
+        }),
+    ),
+  );
   assert.equal(outcomes.filter((outcome) => outcome === 'owner').length, 1, outcomes.join(' | '));
   for (const outcome of outcomes.filter((text) => text !== 'owner')) assert.match(outcome, /^refused: /);
-  assert.deepEqual((await readdir(dir)).filter((name) => name.startsWith('LOCK')), [], 'the owner released the lock, and no takeover file is left');
+  assert.deepEqual(
+    (await readdir(dir)).filter((name) => name.startsWith('LOCK')),
+    [],
+    'the owner released the lock, and no takeover file is left',
+  );
 });

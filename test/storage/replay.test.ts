@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
 import { CorruptLogError } from '../../src/storage/errors.js';
 import { encodeRecord } from '../../src/storage/log-format.js';
 import { replay } from '../../src/storage/replay.js';
@@ -29,7 +29,10 @@ test('a last record cut at any byte is a torn tail; the records before it surviv
     assert.deepEqual(result.tornTail, { offset: lastStart, text: log.toString('utf8', lastStart, cut) });
   }
   // Cut exactly at a record boundary: nothing is torn.
-  assert.deepEqual(replay(log.subarray(0, lastStart), 'a.log'), { payloads: payloads.slice(0, 2), validBytes: lastStart });
+  assert.deepEqual(replay(log.subarray(0, lastStart), 'a.log'), {
+    payloads: payloads.slice(0, 2),
+    validBytes: lastStart,
+  });
 });
 
 test('a log cut anywhere replays to a prefix of its records and never throws', () => {
@@ -85,8 +88,12 @@ test('a lost newline in the middle merges two lines and is damage, not a torn ta
 });
 
 test('an empty line in the middle is damage', () => {
-  const damaged = Buffer.from(encodeRecord(payloads[0]!) + '\n' + encodeRecord(payloads[1]!));
-  assert.throws(() => replay(damaged, 'a.log'), { name: 'CorruptLogError', line: 2, offset: Buffer.byteLength(encodeRecord(payloads[0]!)) });
+  const damaged = Buffer.from(`${encodeRecord(payloads[0]!)}\n${encodeRecord(payloads[1]!)}`);
+  assert.throws(() => replay(damaged, 'a.log'), {
+    name: 'CorruptLogError',
+    line: 2,
+    offset: Buffer.byteLength(encodeRecord(payloads[0]!)),
+  });
 });
 
 test('the torn tail text decodes invalid UTF-8 with replacement characters', () => {
@@ -95,7 +102,11 @@ test('the torn tail text decodes invalid UTF-8 with replacement characters', () 
 });
 
 test('replay is fast enough for 100,000 records (a smoke check, not a timing assertion)', () => {
-  const many = Buffer.from(Array.from({ length: 100_000 }, (_, i) => encodeRecord(`{"id":${i + 1},"name":"pet ${i}","categoryId":3,"status":"available"}`)).join(''));
+  const many = Buffer.from(
+    Array.from({ length: 100_000 }, (_, i) =>
+      encodeRecord(`{"id":${i + 1},"name":"pet ${i}","categoryId":3,"status":"available"}`),
+    ).join(''),
+  );
   const result = replay(many, 'big.log');
   assert.equal(result.payloads.length, 100_000);
   assert.equal(result.payloads[99_999], '{"id":100000,"name":"pet 99999","categoryId":3,"status":"available"}');
