@@ -8,12 +8,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { authenticate } from '../src/auth/authorization.js';
+import { authenticate } from '../src/http/authorization.js';
 import { keysFromSpecs } from '../src/auth/configured-keys.js';
 import { KeyRing } from '../src/auth/key-ring.js';
 import { systemClock } from '../src/clock.js';
 import { clientAddress } from '../src/http/client-address.js';
-import { RateLimiter } from '../src/limits/index.js';
+import { MemoryLimiter } from '../src/limits/index.js';
 
 /** Requests timed per measurement: long enough for the JIT to settle, short enough to take a second. */
 const ADMISSIONS = 300_000;
@@ -22,7 +22,7 @@ const KEY = 'bench-admission-key-0123456789abcdef';
 /** Nanoseconds of CPU that admitting one authenticated request takes, median of `rounds` runs of `admissions`. */
 export function admissionNanoseconds(rounds = 5, admissions = ADMISSIONS): number {
   const keys = new KeyRing(keysFromSpecs([{ key: KEY, plan: 'enterprise', perMinute: 1e12, perDay: 1e12 }], 'bench'));
-  const limiter = new RateLimiter(systemClock);
+  const limiter = new MemoryLimiter(systemClock);
   const authorization = `Bearer ${KEY}`;
   // What the dispatcher reads of a request: the headers, the raw list (repeat checks), the peer.
   const req = {

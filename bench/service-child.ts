@@ -1,7 +1,7 @@
 // Child-process entry of local-service.ts: runs createAnimalStore on the given data directory,
 // listens on 127.0.0.1 (a free port), reports its address over IPC, and stops gracefully when the
 // parent closes the channel (or dies), so a CPU profile (--cpu-prof) is written on the way out.
-import { createAnimalStore } from '../src/server.js';
+import { createAnimalStore } from '../src/app/create-animal-store.js';
 import type { ServiceChildConfig } from './local-service.js';
 
 const config = JSON.parse(process.env.ANIMAL_STORE_BENCH_SERVICE ?? '') as ServiceChildConfig;

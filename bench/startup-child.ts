@@ -3,7 +3,7 @@
 // collections (run with --expose-gc), in a process of its own so nothing else sits in that RSS.
 import { get } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createAnimalStore } from '../src/server.js';
+import { createAnimalStore } from '../src/app/create-animal-store.js';
 
 /** What the child reports over IPC. */
 export interface StartupSample {

@@ -2,7 +2,7 @@
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
-import { isOrigin } from './http/cors.js';
+import { isOrigin } from './origin.js';
 import type { LimiterOptions } from './limits/index.js';
 import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';

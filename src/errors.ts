@@ -52,21 +52,32 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** What an ApiError may carry besides its code, message and details. */
+export interface ApiErrorOptions {
+  /** Whole seconds a client should wait before retrying (sent as Retry-After, RFC 9110 section 10.2.3). */
+  retryAfterSeconds?: number;
+  /** Extra response headers an HTTP-level error needs (`Allow`, `WWW-Authenticate`, `Connection`). */
+  headers?: Record<string, string>;
+}
+
 /** An error meant for the client: it carries a code of the table and a message naming what is at fault. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
-  /** Extra response headers this error needs (`Allow`, `Retry-After`, `WWW-Authenticate`, ...). */
+  /** Whole seconds a client should wait before retrying, when the error is temporary. */
+  readonly retryAfterSeconds: number | undefined;
+  /** Extra response headers this error needs (`Allow`, `WWW-Authenticate`, ...). */
   readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[], headers?: Record<string, string>) {
+  constructor(code: ErrorCode, message?: string, details?: ErrorDetail[], options: ApiErrorOptions = {}) {
     super(message ?? ERRORS[code].message);
     this.name = 'ApiError';
     this.code = code;
     this.status = ERRORS[code].status;
     this.details = details;
-    this.headers = headers;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
   }
 }
 

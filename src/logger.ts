@@ -1,10 +1,19 @@
 // Operational logging: JSON lines (one object per line, for log shippers), or a short human form for
 // a terminal. The access log records request id, method, path (never the query: a key might be sent
 // there), status, duration and key id (never the key).
-import type { AccessEntry } from './http/dispatch.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One line of the access log: never the key, never the query string (a key might be sent there). */
+export interface AccessEntry {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  keyId: string | undefined;
+}
 
 /** Where the service reports what happens to it. */
 export interface Logger {

@@ -1,5 +1,10 @@
-// Schemas shared by every resource: the Error body of SPEC.md section 2.
+// Schemas and limits shared by every resource: the Error body, and the page sizes of listings.
 import Type from 'typebox';
+
+/** Page size of a listing when no `limit` is given. */
+export const DEFAULT_PAGE_SIZE = 20;
+/** The largest page of a listing. */
+export const MAX_PAGE_SIZE = 100;
 
 export const ErrorDetailSchema = Type.Object({
   path: Type.String({ description: 'JSON Pointer (or parameter name) of the value at fault.' }),

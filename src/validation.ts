@@ -3,6 +3,7 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ApiError, type ErrorCode, type ErrorDetail } from './errors.js';
+import { MAX_PAGE_SIZE } from './schemas.js';
 
 /** How each property is described to a client when its value breaks the schema. */
 export type FieldRules = Record<string, string>;
@@ -34,6 +35,23 @@ export function createValidator<S extends TSchema>(
     }
     throw new ApiError(code, details.map((detail) => detail.message).join('; '), details);
   };
+}
+
+/**
+ * The check of a listing's query (`limit`, `status`, `cursor`) against its schema; `statusRule` says what
+ * `status` must be. Faults are `invalid_query`, each naming its parameter.
+ */
+export function createListQueryValidator<S extends TSchema>(schema: S, statusRule: string): Validate<Static<S>> {
+  return createValidator(
+    schema,
+    'the query',
+    {
+      limit: `an integer from 1 to ${MAX_PAGE_SIZE} in plain decimal digits`,
+      status: statusRule,
+      cursor: 'the opaque value from the Link header of the previous page',
+    },
+    'query',
+  );
 }
 
 interface SchemaFault {

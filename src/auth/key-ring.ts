@@ -1,7 +1,7 @@
-// Every key the service accepts, by hash: those of the keys file, of ANIMAL_STORE_KEYS and of the
-// library options. Authentication is one Map lookup by SHA-256; the file can be reloaded while serving.
+// Every key the service accepts, by hash: those the store keeps (the keys file, or the database's key
+// table) and those given in ANIMAL_STORE_KEYS or the library options. Authentication is one Map lookup
+// by SHA-256; the stored keys can be swapped while serving.
 import { type ApiKey, hashKey } from './api-key.js';
-import type { KeyLookup } from './authorization.js';
 
 /**
  * Keys recently presented, so a busy client is not hashed on every request (SHA-256 was about 2% of
@@ -11,22 +11,18 @@ import type { KeyLookup } from './authorization.js';
 const RECENT_KEYS = 10_000;
 
 /** The set of configured keys. */
-export class KeyRing implements KeyLookup {
-  #fileKeys: readonly ApiKey[] = [];
+export class KeyRing {
   readonly #fixedKeys: readonly ApiKey[];
   #byHash = new Map<string, ApiKey>();
   readonly #recent = new Map<string, ApiKey>();
 
-  /** `fixedKeys` come from the environment or options and never change; file keys come and go. */
-  constructor(fixedKeys: readonly ApiKey[] = [], fileKeys: readonly ApiKey[] = []) {
+  /** `fixedKeys` come from the environment or options and never change; stored keys come and go. */
+  constructor(fixedKeys: readonly ApiKey[] = [], storedKeys: readonly ApiKey[] = []) {
     this.#fixedKeys = fixedKeys;
-    this.replaceFileKeys(fileKeys);
+    this.replaceStoredKeys(storedKeys);
   }
 
-  findByHash(hash: string): ApiKey | undefined {
-    return this.#byHash.get(hash);
-  }
-
+  /** The key whose value is `token`, revoked or not; undefined when no key has it. */
   findByToken(token: string): ApiKey | undefined {
     const recent = this.#recent.get(token);
     if (recent !== undefined) return recent;
@@ -38,12 +34,11 @@ export class KeyRing implements KeyLookup {
     return key;
   }
 
-  /** Swaps in a new reading of the keys file. */
-  replaceFileKeys(fileKeys: readonly ApiKey[]): void {
-    this.#fileKeys = fileKeys;
+  /** Swaps in a new reading of the store's keys. */
+  replaceStoredKeys(storedKeys: readonly ApiKey[]): void {
     const byHash = new Map<string, ApiKey>();
-    // Fixed keys win over a file entry with the same hash: the operator's explicit configuration.
-    for (const key of [...fileKeys, ...this.#fixedKeys]) byHash.set(key.hash, key);
+    // Fixed keys win over a stored entry with the same hash: the operator's explicit configuration.
+    for (const key of [...storedKeys, ...this.#fixedKeys]) byHash.set(key.hash, key);
     this.#byHash = byHash;
     this.#recent.clear();
   }
@@ -53,10 +48,5 @@ export class KeyRing implements KeyLookup {
     let count = 0;
     for (const key of this.#byHash.values()) if (key.revokedAt === null) count++;
     return count;
-  }
-
-  /** The keys that came from the keys file. */
-  get fileKeys(): readonly ApiKey[] {
-    return this.#fileKeys;
   }
 }

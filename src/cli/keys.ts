@@ -1,18 +1,12 @@
 // `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
 // A running service on the same directory picks changes up within a second.
 import { parseArgs } from 'node:util';
-import {
-  type ApiKey,
-  GENERATED_KEY_LENGTH,
-  hashKey,
-  hasValidChecksum,
-  isWellFormedKey,
-  KEY_PREFIX,
-} from '../auth/api-key.js';
-import { createKey, formatKeyTable, revokeKey } from '../auth/key-admin.js';
-import { loadKeyFile } from '../auth/key-file.js';
-import { nodeFs } from '../storage/node-fs.js';
+import type { ApiKey } from '../auth/api-key.js';
+import { systemClock } from '../clock.js';
+import { KeyProblem, KeyService } from '../service/key-service.js';
+import { FileKeyTable } from '../store/embedded/key-file.js';
 import { DATA_DIR_MODE } from '../storage/open-journal.js';
+import { nodeFs } from '../storage/node-fs.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [options]
@@ -78,6 +72,8 @@ export async function runKeys(
   try {
     await keysCommand(command, values, positionals, dataDir, print);
   } catch (error) {
+    // A key that cannot be used is the answer of `keys check`, not a crash: one line, exit code 1.
+    if (error instanceof KeyProblem) throw new Error(error.message);
     throw dataDirUsageError(error, dataDir) ?? error;
   }
 }
@@ -91,6 +87,7 @@ async function keysCommand(
   dataDir: string,
   print: (text: string) => void,
 ): Promise<void> {
+  const keys = new KeyService(new FileKeyTable(dataDir), systemClock);
   switch (command) {
     case 'create': {
       if (values.plan === undefined)
@@ -105,7 +102,7 @@ async function keysCommand(
         'animal-store keys',
       );
       await nodeFs.mkdir(dataDir, DATA_DIR_MODE);
-      const { key, record } = await createKey(dataDir, request, Date.now()).catch((error: unknown) => {
+      const { key, record } = await keys.create(request).catch((error: unknown) => {
         if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
         throw error;
       });
@@ -115,15 +112,15 @@ async function keysCommand(
       return;
     }
     case 'list': {
-      const keys = await loadKeyFile(dataDir);
+      const all = await keys.list();
       print(
         values.json === true
           ? `${JSON.stringify(
-              keys.map(({ hash: _hash, ...key }) => key),
+              all.map(({ hash: _hash, ...key }) => key),
               null,
               2,
             )}\n`
-          : `${formatKeyTable(keys)}\n`,
+          : `${formatKeyTable(all)}\n`,
       );
       return;
     }
@@ -131,8 +128,8 @@ async function keysCommand(
       const [id] = positionals;
       if (id === undefined || positionals.length > 1)
         throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
-      const revoked = await revokeKey(dataDir, id, Date.now()).catch((error: unknown) => {
-        if (error instanceof TypeError) throw new UsageError(error.message);
+      const revoked = await keys.revoke(id).catch((error: unknown) => {
+        if (error instanceof KeyProblem) throw new UsageError(error.message);
         throw error;
       });
       print(`Revoked key ${revoked.id} at ${revoked.revokedAt}.\n`);
@@ -144,7 +141,7 @@ async function keysCommand(
         throw new UsageError(
           'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
         );
-      const found = await checkKey(dataDir, given === '-' ? (await readStdin()).trim() : given);
+      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, `the keys file in ${dataDir}`);
       print(
         `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,
       );
@@ -155,28 +152,29 @@ async function keysCommand(
   }
 }
 
-/**
- * The active key of the keys file whose value is `key`; otherwise an Error saying what is wrong with it
- * (exit code 1). The checksum is checked first, offline: it is what tells a mistyped key from a revoked one.
- */
-async function checkKey(dataDir: string, key: string): Promise<ApiKey> {
-  if (!isWellFormedKey(key))
-    throw new Error('this is not a well-formed key: 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then any "="');
-  if (key.startsWith(KEY_PREFIX) && key.length !== GENERATED_KEY_LENGTH) {
-    throw new Error(
-      `this looks like a generated key but has ${key.length} characters, not ${GENERATED_KEY_LENGTH}: it was cut short or has extra characters; copy it again from where it was first shown`,
-    );
+/** The keys as a table for people: never the key, never its hash. */
+export function formatKeyTable(keys: readonly ApiKey[]): string {
+  const rows = [['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'CREATED', 'REVOKED']];
+  for (const key of keys) {
+    rows.push([
+      key.id,
+      key.name,
+      key.plan,
+      String(key.perMinute),
+      String(key.perDay),
+      key.createdAt,
+      key.revokedAt ?? '-',
+    ]);
   }
-  if (hasValidChecksum(key) === false)
-    throw new Error('this key fails its checksum: it was mistyped; copy it again from where it was first shown');
-  const hash = hashKey(key);
-  const found = (await loadKeyFile(dataDir)).find((entry) => entry.hash === hash);
-  if (found === undefined)
-    throw new Error(
-      `no key of the keys file in ${dataDir} has this value (keys given in ANIMAL_STORE_KEYS or library options are not in the file)`,
-    );
-  if (found.revokedAt !== null) throw new Error(`key ${found.id} was revoked at ${found.revokedAt}`);
-  return found;
+  const widths = (rows[0] ?? []).map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function readStdin(): Promise<string> {

@@ -6,7 +6,7 @@ import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
 import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
 import type { LimiterOptions } from '../limits/index.js';
 import { createLogger } from '../logger.js';
-import { createAnimalStore } from '../server.js';
+import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */

@@ -17,9 +17,10 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   res.end(body);
 }
 
-/** Sends an ApiError as the contract's Error body, with its own headers added to `headers`. */
+/** Sends an ApiError as the Error body, with its own headers (and Retry-After, when it has one) added to `headers`. */
 export function sendError(res: ServerResponse, error: ApiError, headers: HeaderBag): void {
   if (error.headers !== undefined) Object.assign(headers, error.headers);
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   sendJson(res, error.status, errorBody(error.code, error.message, error.details), headers);
 }
 

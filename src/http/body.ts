@@ -166,7 +166,7 @@ function readBytes(
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError('payload_too_large', `The request body must be at most ${maxBytes} bytes`, undefined, {
-    connection: 'close',
+    headers: { connection: 'close' },
   });
 }
 

@@ -3,6 +3,7 @@
 // limits, paging, request id); a preflight (OPTIONS with Access-Control-Request-Method) is answered
 // 204 before authentication, since browsers send preflights without credentials.
 import type { IncomingMessage } from 'node:http';
+import { isOrigin } from '../origin.js';
 import type { HeaderBag } from './answers.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
@@ -26,11 +27,6 @@ const EXPOSED_HEADERS = [
 ].join(', ');
 /** How long a browser may cache a preflight answer, in seconds (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
-/** A CORS origin: scheme and host (and port), nothing else. */
-export function isOrigin(value: unknown): value is string {
-  return typeof value === 'string' && /^https?:\/\/[^/\s]+$/.test(value);
-}
 
 /** The CORS policy of an allow-list of origins (exact `scheme://host[:port]` matches). */
 export class CorsPolicy {

@@ -1,68 +1,60 @@
-// The request listener: the order of checks of CONTRACT.md section 1, in one place.
+// The request listener: the order of checks, in one place.
 //   operational routes (no key) → authentication (401) → rate limit (429) → route (404/405)
 //   → sunset (410) → input (400/413/415) → the operation.
-// Every API answer carries the limiter's headers; every answer carries X-Request-Id.
+// Every API answer carries the limiter's headers; every answer carries X-Request-Id. The operational
+// routes (/healthz, /readyz, the OpenAPI document) need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../auth/api-key.js';
-import { authenticate, type KeyLookup } from '../auth/authorization.js';
 import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';
-import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
-import type { IdempotencyRequest } from '../idempotency/run-idempotent.js';
-import type { Decision, RateLimiter } from '../limits/index.js';
+import type { Arrival } from '../idempotency/idempotency.js';
+import type { Decision, Limiter } from '../limits/index.js';
+import type { AccessEntry } from '../logger.js';
 import { type HeaderBag, sendError, sendJson } from './answers.js';
+import { authenticate, type KeyLookup } from './authorization.js';
 import { announcesBody, ClientGoneError, readJsonBody, skipBody } from './body.js';
 import { clientAddress } from './client-address.js';
 import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
 import { countHeader } from './headers.js';
-import type { Operation } from './operation.js';
 import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
+import type { Route } from './route.js';
 import type { Router } from './router.js';
 
-/** Everything the listener needs; built once by server.ts. */
+/** Everything the listener needs; built once by the composition root. */
 export interface DispatchContext {
   basePath: string;
-  router: Router<Operation>;
+  router: Router<Route>;
   keys: KeyLookup;
-  limiter: RateLimiter;
+  limiter: Limiter;
   clock: Clock;
   maxBodyBytes: number;
   maxUrlBytes: number;
   trustProxy: boolean;
-  /** API requests allowed in flight at once; more are refused at once with 503 (issue 8: no growing queue). */
+  /** API requests allowed in flight at once; more are refused at once with 503 rather than queued. */
   maxInFlight: number;
   /** The CORS policy, when origins are configured. */
   cors: CorsPolicy | undefined;
-  /** Where requests with an Idempotency-Key note their arrival, so a repeat during the first is refused. */
-  idempotency: Pick<IdempotencyStore, 'arrive'>;
+  /** Notes a request with an Idempotency-Key as in flight when its headers arrive, so a repeat meanwhile is refused. */
+  arrive(scope: string, key: string): Promise<Arrival>;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
-  /** False once a graceful stop has begun: /healthz answers 503 and new API requests too. */
+  /** False once a graceful stop has begun: /healthz and /readyz answer 503, and new API requests too. */
   isAccepting(): boolean;
+  /** Resolves when every backing server (the store, the limiter's) can take work; rejects saying why not. */
+  checkReady(): Promise<void>;
   /** Where bugs are reported, with the request id. */
   logError(requestId: string, error: unknown): void;
   /** Called once per answered request, for the access log. */
   accessLog?: ((entry: AccessEntry) => void) | undefined;
 }
 
-/** One line of the access log: never the key, never the query string (a key might be sent there). */
-export interface AccessEntry {
-  requestId: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  keyId: string | undefined;
-}
-
 const HEALTHZ_OK = '{"status":"ok"}';
-// While stopping, /healthz answers like any other error: the Error body of the contract's table.
-const HEALTHZ_STOPPING = errorBody(
-  'unavailable',
-  'The service is stopping and takes no new work; send requests to another instance',
-);
+const READYZ_OK = '{"status":"ready"}';
+// While stopping, /healthz answers like any other error: the Error body of the error table.
+const STOPPING_MESSAGE = 'The service is stopping and takes no new work; send requests to another instance';
+const HEALTHZ_STOPPING = errorBody('unavailable', STOPPING_MESSAGE);
 
 /** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
 export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & { inFlight(): number };
@@ -105,6 +97,26 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     sendJson(res, status, body, headers);
   };
 
+  /** /readyz: 200 while accepting and every backing server answers, else 503 saying which is not. */
+  const answerReadiness = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag): Promise<void> => {
+    let body = READYZ_OK;
+    let status = 200;
+    if (!context.isAccepting()) {
+      headers.connection = 'close';
+      body = HEALTHZ_STOPPING;
+      status = 503;
+    } else if (req.method === 'GET' || req.method === 'HEAD') {
+      try {
+        await context.checkReady();
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        body = errorBody('unavailable', `The service is not ready: ${reason}`);
+        status = 503;
+      }
+    }
+    answerOperational(req, res, headers, body, status);
+  };
+
   const serveApi = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -115,7 +127,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     startedMs: number,
   ): Promise<void> => {
     let key: ApiKey | undefined;
-    let arrival: { leave(): void } | undefined;
+    let arrival: Arrival | undefined;
     let admitted = false;
     inFlight++;
     try {
@@ -125,30 +137,31 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       if (match.kind !== 'not_found' && match.route.deprecation !== undefined)
         Object.assign(headers, match.route.deprecation.headers);
       const address = clientAddress(req, context.trustProxy);
-      const addressRefusal = limiter.checkAddress(address);
-      if (addressRefusal !== undefined) throw refusal(addressRefusal, headers);
+      const addressRefusal = await limiter.checkAddress(address);
+      if (addressRefusal !== undefined) throw failedAuthRefusal(addressRefusal, headers);
       try {
         key = authenticate(req, context.keys);
       } catch (error) {
-        addHeaders(headers, limiter.chargeFailedAuth(address));
+        addHeaders(headers, await limiter.chargeFailedAuth(address));
         throw error;
       }
-      const decision = limiter.admitKey(key.id, key);
+      const decision = await limiter.admitKey(key.id, key);
       addHeaders(headers, decision);
-      if (!decision.allowed) throw refusal(decision, headers);
+      if (!decision.allowed) throw keyRefusal(decision);
       admitted = true;
-      // Checked after the (synchronous, O(1)) key and limiter, so these 503s count and carry the limit headers like any answer.
-      if (!context.isAccepting())
+      // Checked after the key and the limiter, so these 503s count and carry the limit headers like any answer.
+      if (!context.isAccepting()) {
         throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, {
-          'retry-after': '1',
-          connection: 'close',
+          retryAfterSeconds: 1,
+          headers: { connection: 'close' },
         });
+      }
       if (inFlight > context.maxInFlight) {
         throw new ApiError(
           'unavailable',
           `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`,
           undefined,
-          { 'retry-after': '1' },
+          { retryAfterSeconds: 1 },
         );
       }
 
@@ -159,49 +172,43 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
           'method_not_allowed',
           `Method ${req.method} is not allowed on ${path}; allowed: ${match.allow}`,
           undefined,
-          { allow: match.allow },
+          { headers: { allow: match.allow } },
         );
       }
-      const operation = match.route;
-      if (operation.deprecation !== undefined && clock.now() >= operation.deprecation.sunsetMs) {
+      const route = match.route;
+      if (route.deprecation !== undefined && clock.now() >= route.deprecation.sunsetMs) {
+        const removedOn = new Date(route.deprecation.sunsetMs).toISOString().slice(0, 10);
         throw new ApiError(
           'gone',
-          `${operation.method} ${basePath}${operation.path} was removed on ${new Date(operation.deprecation.sunsetMs).toISOString().slice(0, 10)}; use ${operation.deprecation.replacement} instead`,
+          `${route.method} ${basePath}${route.path} was removed on ${removedOn}; use ${route.deprecation.replacement} instead`,
         );
       }
-      // A request with an Idempotency-Key is in flight from here, before its body arrives, until it is answered.
-      const idempotencyKey = operation.idempotent === true ? idempotencyKeyOf(req) : undefined;
-      let idempotency: IdempotencyRequest | undefined;
+      // A request with an Idempotency-Key is in flight from here, before its body arrives, until it is
+      // answered. Keys are scoped per API key and per route (as the first release wrote them in the log).
+      const idempotencyKey = route.acceptsIdempotencyKey === true ? idempotencyKeyOf(req) : undefined;
       if (idempotencyKey !== undefined) {
-        const scope = `${key.id} ${operation.method} ${operation.path}`;
-        const arrived = context.idempotency.arrive(scope, idempotencyKey);
-        arrival = arrived;
-        idempotency = { scope, key: idempotencyKey, ticket: arrived.ticket };
+        arrival = await context.arrive(`${key.id} ${route.method} ${route.path}`, idempotencyKey);
       }
       let body: unknown;
-      if (operation.bodyMediaTypes !== undefined)
-        body = await readJsonBody(req, context.maxBodyBytes, operation.bodyMediaTypes);
-      // A GET's body is ignored, headers and all (CONTRACT.md section 2); any other method's is checked.
-      else if (operation.method !== 'GET') await skipBody(req, context.maxBodyBytes);
-      const answer = await operation.handle({
-        params: match.params,
-        query,
-        body,
-        key,
-        headers: req.headers,
-        idempotency,
-      });
+      if (route.bodyMediaTypes !== undefined)
+        body = await readJsonBody(req, context.maxBodyBytes, route.bodyMediaTypes);
+      // A GET's body is ignored, headers and all; any other method's is checked.
+      else if (route.method !== 'GET') await skipBody(req, context.maxBodyBytes);
+      const answer = await route.handle({ params: match.params, query, body, key, arrival });
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);
     } catch (error) {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
-      if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket))
-        limiter.refundKey(key.id, key);
+      if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
+        await Promise.resolve(limiter.refundKey(key.id, key)).catch((refundError: unknown) =>
+          context.logError(requestId, refundError),
+        );
+      }
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
-      arrival?.leave();
       logAccess(req, res, requestId, path, startedMs, key);
+      if (arrival !== undefined) await arrival.leave().catch((error: unknown) => context.logError(requestId, error));
     }
   };
 
@@ -269,6 +276,9 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       // While stopping, the connection is closed after the 503 so that the prober connects afresh (elsewhere).
       if (!accepting) headers.connection = 'close';
       answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
+    } else if (path === '/readyz') {
+      void answerReadiness(req, res, headers).then(() => logAccess(req, res, requestId, path, startedMs, undefined));
+      return;
     } else if (path === openapiPath) {
       answerOperational(req, res, headers, context.openapiJson);
     } else if (path === basePath || (path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* "/" */) {
@@ -286,13 +296,13 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   return Object.assign(listener, { inFlight: () => inFlight });
 }
 
-// CONTRACT.md section 9: 1 to 255 visible ASCII characters.
+// An Idempotency-Key is 1 to 255 visible ASCII characters.
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key, checked; undefined when none was sent. */
 function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   const count = countHeader(req, 'idempotency-key');
-  // A repeat matters only on a request with a body (CONTRACT.md section 2); one without is invalid_json.
+  // A repeat matters only on a request with a body; one without a body is refused as invalid_json anyway.
   if (count === 0 || (count > 1 && !announcesBody(req))) return undefined;
   const value = req.headers['idempotency-key'];
   if (count > 1 || typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
@@ -319,8 +329,8 @@ function addHeaders(headers: HeaderBag, decision: Decision): void {
   }
 }
 
-function refusal(decision: Decision, headers: HeaderBag): ApiError {
-  addHeaders(headers, decision);
+/** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
+function keyRefusal(decision: Decision): ApiError {
   const code = decision.code ?? 'rate_limited';
   const seconds = decision.retryAfterSeconds ?? 1;
   const message =
@@ -328,4 +338,17 @@ function refusal(decision: Decision, headers: HeaderBag): ApiError {
       ? `This API key is temporarily banned after repeated requests over its limit; retry in ${seconds} s`
       : `Too many requests; retry in ${seconds} s (see Retry-After) and back off exponentially`;
   return new ApiError(code, message);
+}
+
+/**
+ * The 429 of an address that spent its failed-authentication budget: it says so, since the key sent
+ * may be valid (every request from the address waits, so that keys cannot be guessed at speed).
+ */
+function failedAuthRefusal(decision: Decision, headers: HeaderBag): ApiError {
+  addHeaders(headers, decision);
+  const seconds = decision.retryAfterSeconds ?? 1;
+  return new ApiError(
+    'rate_limited',
+    `Too many requests with a missing or invalid API key came from this address; every request from it waits ${seconds} s (see Retry-After). Check the key you send`,
+  );
 }

@@ -1,4 +1,4 @@
-// The public surface of the rate limiter (CONTRACT.md §5); the server imports from here only.
+// The public surface of the rate limiter: the Limiter seam, its in-memory implementation, plans and options.
 
 export type { Decision, Header, RefusalCode } from './decision.js';
 export type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
@@ -15,4 +15,7 @@ export {
 } from './options.js';
 export type { Limits, PlanName } from './plans.js';
 export { assertLimits, DAY_MS, isLimit, limitsOf, MINUTE_MS, PLAN_LIMITS } from './plans.js';
-export { RateLimiter } from './rate-limiter.js';
+export type { KeyAdmission, BucketLevel } from './key-decision.js';
+export { keyDecision } from './key-decision.js';
+export type { Limiter } from './limiter.js';
+export { MemoryLimiter } from './memory-limiter.js';

@@ -15,8 +15,8 @@ import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
 import type { ResolvedLimiterOptions } from './options.js';
 import type { Limits } from './plans.js';
 import { assertLimits, DAY_MS, MINUTE_MS } from './plans.js';
-import type { HeaderView } from './rate-limit-headers.js';
-import { keyPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
+import { type BucketLevel, keyDecision } from './key-decision.js';
+import { keyPolicy } from './rate-limit-headers.js';
 import { RefusalWindow } from './refusal-window.js';
 import type { TokenBucket } from './token-bucket.js';
 import {
@@ -28,7 +28,6 @@ import {
   refill,
   returnToken,
   takeToken,
-  wholeTokens,
 } from './token-bucket.js';
 
 /** The options the key limiter uses. */
@@ -82,9 +81,14 @@ export class KeyLimiter {
     refill(minute, limits.perMinute, MINUTE_MS, nowMs);
     refill(day, limits.perDay, DAY_MS, nowMs);
     const policy = policyOf(state, limits);
+    const levels = (): { minute: BucketLevel; day: BucketLevel } => ({
+      minute: { tokens: minute.tokens, msUntilFull: msUntilFull(minute, limits.perMinute, MINUTE_MS) },
+      day: { tokens: day.tokens, msUntilFull: msUntilFull(day, limits.perDay, DAY_MS) },
+    });
 
-    if (state.banEndMs > nowMs)
-      return banDecision('temporarily_banned', state.banEndMs - nowMs, view(minute, day, limits), policy, wallMs);
+    if (state.banEndMs > nowMs) {
+      return keyDecision({ outcome: 'banned', ...levels(), banLeftMs: state.banEndMs - nowMs }, limits, policy, wallMs);
+    }
     if (state.banEndMs !== NOT_BANNED) {
       // The ban is over: counting starts afresh, and the buckets refilled meanwhile as usual.
       state.banEndMs = NOT_BANNED;
@@ -94,27 +98,20 @@ export class KeyLimiter {
     if (hasToken(minute) && hasToken(day)) {
       takeToken(minute);
       takeToken(day);
-      return { allowed: true, headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs) };
+      return keyDecision({ outcome: 'admitted', ...levels() }, limits, policy, wallMs);
     }
 
     // The next request succeeds once both buckets hold a whole token.
     let waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
     state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan);
-    const refusals = state.refusals;
-    if (refusals.record(nowMs, this.#options.refusalWindowMs)) {
-      // CONTRACT.md §5: this refusal is still a plain `rate_limited` (the ban's headers come "from the
-      // next request on"), and it starts the ban: the next request succeeds once the ban is over and
-      // a token is back, whichever is later.
+    if (state.refusals.record(nowMs, this.#options.refusalWindowMs)) {
+      // This refusal is still a plain `rate_limited` (the ban's answers start with the next request),
+      // and it starts the ban: the next request succeeds once the ban is over and a token is back,
+      // whichever is later.
       state.banEndMs = nowMs + this.#options.banMs;
       waitMs = Math.max(waitMs, this.#options.banMs);
     }
-    const retryAfter = retryAfterSeconds(waitMs);
-    return {
-      allowed: false,
-      code: 'rate_limited',
-      retryAfterSeconds: retryAfter,
-      headers: rateLimitHeaders(view(minute, day, limits), policy, wallMs, retryAfter),
-    };
+    return keyDecision({ outcome: 'refused', ...levels(), waitMs }, limits, policy, wallMs);
   }
 
   /**
@@ -213,38 +210,4 @@ function policyOf(state: KeyState, limits: Limits): string {
     state.policyPerDay = limits.perDay;
   }
   return state.policy;
-}
-
-/**
- * The bucket the headers describe: the one with fewer tokens left (CONTRACT.md §5), compared as the
- * buckets hold them, fractions included; on an exact tie, the one full again later.
- */
-function view(minute: TokenBucket, day: TokenBucket, limits: Limits): HeaderView {
-  const minuteFullMs = msUntilFull(minute, limits.perMinute, MINUTE_MS);
-  const dayFullMs = msUntilFull(day, limits.perDay, DAY_MS);
-  if (day.tokens < minute.tokens || (day.tokens === minute.tokens && dayFullMs > minuteFullMs)) {
-    return { policyName: 'day', limit: limits.perDay, remaining: wholeTokens(day), resetInMs: dayFullMs };
-  }
-  return { policyName: 'minute', limit: limits.perMinute, remaining: wholeTokens(minute), resetInMs: minuteFullMs };
-}
-
-/**
- * A refusal during a ban, per CONTRACT.md §5: Retry-After = seconds left, the limit of the usual
- * bucket, Remaining 0 and Reset = the ban's end.
- */
-function banDecision(
-  code: 'temporarily_banned',
-  leftMs: number,
-  usual: HeaderView,
-  policy: string,
-  wallMs: number,
-): Decision {
-  const retryAfter = retryAfterSeconds(leftMs);
-  const banView: HeaderView = { policyName: usual.policyName, limit: usual.limit, remaining: 0, resetInMs: leftMs };
-  return {
-    allowed: false,
-    code,
-    retryAfterSeconds: retryAfter,
-    headers: rateLimitHeaders(banView, policy, wallMs, retryAfter),
-  };
 }

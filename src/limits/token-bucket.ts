@@ -51,7 +51,7 @@ export function returnToken(bucket: TokenBucket, capacity: number): void {
 }
 
 /** Whole tokens left (floor), never negative: the number a client may still send at once. */
-export function wholeTokens(bucket: TokenBucket): number {
+export function wholeTokens(bucket: Pick<TokenBucket, 'tokens'>): number {
   const whole = Math.floor(bucket.tokens + TOKEN_EPSILON);
   return Math.max(whole, 0);
 }

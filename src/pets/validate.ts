@@ -1,8 +1,9 @@
-// Validation of the pet operations' input: the NewPet body and the list query.
-// Pure: values in, typed values or an ApiError out.
+// Validation of the pet operations' input: the NewPet body and the list query. Pure: values in, typed
+// values or an ApiError out. Every entry point (the HTTP routes, the library's typed access) calls these
+// before the service, which trusts its typed input.
 import { ApiError } from '../errors.js';
-import { createValidator, type FieldRules } from '../validation.js';
-import { MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES } from './schemas.js';
+import { createListQueryValidator, createValidator, type FieldRules } from '../validation.js';
+import { ListPetsQuery, MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES } from './schemas.js';
 
 const STATUS_RULE = `one of ${PET_STATUSES.map((status) => `"${status}"`).join(', ')}`;
 
@@ -27,5 +28,5 @@ export function validateNewPet(body: unknown): NewPet {
   return pet;
 }
 
-/** The rule text for a status, for messages of other resources that take one. */
-export const PET_STATUS_RULE = STATUS_RULE;
+/** Checks a listing query of pets (limit, status, cursor); throws `invalid_query` naming each fault. */
+export const validatePetListQuery = createListQueryValidator(ListPetsQuery, STATUS_RULE);

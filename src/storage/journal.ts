@@ -83,6 +83,11 @@ export class Journal {
     return this.#failure === null && this.#closing === null;
   }
 
+  /** The log file. */
+  get path(): string {
+    return this.#config.path;
+  }
+
   /** Byte length and count of the intact records on disk. */
   get stats(): { bytes: number; records: number } {
     return { bytes: this.#bytes, records: this.#records };

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateKey, hashKey, hasValidChecksum, isWellFormedKey, newKeyId } from '../../src/auth/api-key.js';
 import { keysFromSpecs, parseKeysVariable } from '../../src/auth/configured-keys.js';
-import { KEYS_FILE, loadKeyFile, saveKeyFile } from '../../src/auth/key-file.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
+import { KEYS_FILE, loadKeyFile, saveKeyFile } from '../../src/store/embedded/key-file.js';
 
 test('generated keys start with ask_, are RFC 6750 tokens, differ, and carry a checksum', () => {
   const keys = new Set(Array.from({ length: 200 }, () => generateKey()));
@@ -95,15 +95,15 @@ test('the keys file round-trips atomically and a damaged one is refused naming t
   }
 });
 
-test('the key ring finds keys by hash; fixed keys win over file keys; revoked keys do not count as active', () => {
+test('the key ring finds keys by hash; fixed keys win over stored keys; revoked keys do not count as active', () => {
   const [fixed] = keysFromSpecs([{ key: 'fixed-key-0123456789', plan: 'pro' }], 'test');
   const revoked = { ...fixed!, id: 'key_x', plan: 'free' as const, revokedAt: '2026-01-01T00:00:00Z' };
   const ring = new KeyRing([fixed!], [revoked]);
-  assert.equal(ring.findByHash(hashKey('fixed-key-0123456789'))?.plan, 'pro');
+  assert.equal(ring.findByToken('fixed-key-0123456789')?.plan, 'pro');
   assert.equal(ring.activeCount, 1);
-  ring.replaceFileKeys([]);
-  assert.deepEqual(ring.fileKeys, []);
-  assert.equal(ring.findByHash(hashKey('nope-nope-nope-nope')), undefined);
+  ring.replaceStoredKeys([]);
+  assert.equal(ring.activeCount, 1, 'the fixed key stays');
+  assert.equal(ring.findByToken('nope-nope-nope-nope'), undefined);
 });
 
 test('a key found by token is remembered until the keys change, so a revocation takes effect at once', () => {
@@ -111,7 +111,7 @@ test('a key found by token is remembered until the keys change, so a revocation 
   const ring = new KeyRing([], [key!]);
   assert.equal(ring.findByToken('remembered-key-0123456789')?.id, key!.id);
   assert.equal(ring.findByToken('remembered-key-0123456789')?.id, key!.id, 'from the cache');
-  ring.replaceFileKeys([{ ...key!, revokedAt: '2027-01-01T00:00:00.000Z' }]);
+  ring.replaceStoredKeys([{ ...key!, revokedAt: '2027-01-01T00:00:00.000Z' }]);
   assert.notEqual(ring.findByToken('remembered-key-0123456789')?.revokedAt, null);
   assert.equal(ring.findByToken('unknown-key-000000000000'), undefined);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { resolveSettings } from '../../src/config.js';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { type AnimalStoreOptions, createAnimalStore } from '../../src/server.js';
+import { type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 
 /** Options as a caller without the typings (JavaScript, a spread config object) may pass them. */
 function untyped(options: Record<string, unknown>): AnimalStoreOptions {

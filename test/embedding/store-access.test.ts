@@ -1,4 +1,4 @@
-// Typed access for an embedding program (issue 7): app.pets and app.orders run the API's own operations,
+// Typed access for an embedding program: app.pets and app.orders run the API's own operations,
 // so their validation, ids, durability and errors are the API's, and what they change HTTP sees.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ApiError } from '../../src/errors.js';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { createAnimalStore } from '../../src/server.js';
+import { createAnimalStore } from '../../src/app/create-animal-store.js';
 import { call, startServer } from '../helpers/server.js';
 
 test('pets: create, get and page through, the same store that HTTP serves', async () => {
@@ -17,24 +17,24 @@ test('pets: create, get and page through, the same store that HTTP serves', asyn
     const rex = await pets.create({ name: 'Rex', categoryId: 3 });
     assert.deepEqual(rex, { id: 1, name: 'Rex', categoryId: 3, status: 'available' });
     for (let index = 0; index < 4; index++) await pets.create({ name: `Sold ${index}`, categoryId: 1, status: 'sold' });
-    assert.deepEqual(pets.get(1), rex);
-    assert.equal(pets.get(99), undefined);
+    assert.deepEqual(await pets.get(1), rex);
+    assert.equal(await pets.get(99), undefined);
     assert.deepEqual((await call(server, 'GET', '/v1/pets/1')).json, rex, 'HTTP sees what the program created');
 
-    const first = pets.list({ status: 'sold', limit: 3 });
+    const first = await pets.list({ status: 'sold', limit: 3 });
     assert.deepEqual(
       first.pets.map((pet) => pet.id),
       [2, 3, 4],
     );
     assert.equal(first.total, 4);
     assert.ok(first.next !== undefined);
-    const second = pets.list({ status: 'sold', limit: 3, cursor: first.next });
+    const second = await pets.list({ status: 'sold', limit: 3, cursor: first.next });
     assert.deepEqual(
       second.pets.map((pet) => pet.id),
       [5],
     );
     assert.equal(second.next, undefined);
-    assert.equal(pets.list().pets.length, 5);
+    assert.equal((await pets.list()).pets.length, 5);
   } finally {
     await server.close();
   }
@@ -54,19 +54,19 @@ test('pets: input is checked as the API checks it, with the same ApiError codes'
         JSON.stringify(bad),
       );
     }
-    assert.throws(
-      () => app.pets.list({ limit: 101 }),
+    await assert.rejects(
+      app.pets.list({ limit: 101 }),
       (error: unknown) => error instanceof ApiError && error.code === 'invalid_query',
     );
-    assert.throws(
-      () => app.pets.list({ cursor: 'forged' }),
+    await assert.rejects(
+      app.pets.list({ cursor: 'forged' }),
       (error: unknown) => error instanceof ApiError && error.code === 'invalid_cursor',
     );
-    assert.throws(
-      () => app.pets.get(0),
+    await assert.rejects(
+      app.pets.get(0),
       (error: unknown) => error instanceof ApiError && error.code === 'invalid_parameter',
     );
-    assert.equal(app.pets.list().total, 0, 'nothing was created');
+    assert.equal((await app.pets.list()).total, 0, 'nothing was created');
   } finally {
     await app.close();
   }
@@ -79,7 +79,7 @@ test('orders: place, conflict, deliver, and the pet follows; all of it durable a
     const pet = await app.pets.create({ name: 'Tom', categoryId: 2 });
     const order = await app.orders.place(pet.id);
     assert.equal(order.status, 'placed');
-    assert.equal(app.pets.get(pet.id)?.status, 'pending');
+    assert.equal((await app.pets.get(pet.id))?.status, 'pending');
     await assert.rejects(
       app.orders.place(pet.id),
       (error: unknown) => error instanceof ApiError && error.code === 'conflict',
@@ -94,14 +94,18 @@ test('orders: place, conflict, deliver, and the pet follows; all of it durable a
       app.orders.update(order.id, 'cancelled'),
       (error: unknown) => error instanceof ApiError && error.code === 'conflict',
     );
-    assert.equal(app.orders.get(404), undefined);
+    assert.equal(await app.orders.get(404), undefined);
     await app.close();
 
     const again = await createAnimalStore({ dataDir, logger: QUIET_LOGGER, createFirstKey: false });
     try {
-      assert.deepEqual(again.orders.get(order.id), delivered);
-      assert.equal(again.pets.get(pet.id)?.status, 'sold');
-      assert.deepEqual(again.orders.list({ status: 'delivered' }), { orders: [delivered], next: undefined, total: 1 });
+      assert.deepEqual(await again.orders.get(order.id), delivered);
+      assert.equal((await again.pets.get(pet.id))?.status, 'sold');
+      assert.deepEqual(await again.orders.list({ status: 'delivered' }), {
+        orders: [delivered],
+        next: undefined,
+        total: 1,
+      });
     } finally {
       await again.close();
     }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/server.js';
+import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
 export const TEST_KEY = 'test-key-0123456789abcdef';

@@ -8,10 +8,11 @@ import { type ApiKey, hashKey } from '../../src/auth/api-key.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
-import type { Operation } from '../../src/http/operation.js';
+import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
-import { IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
-import { RateLimiter } from '../../src/limits/index.js';
+import { Idempotency } from '../../src/idempotency/idempotency.js';
+import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
+import { MemoryLimiter } from '../../src/limits/index.js';
 
 const KEY = 'dispatch-test-key-0123456789';
 const record: ApiKey = {
@@ -27,11 +28,11 @@ const record: ApiKey = {
 
 test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
   const logged: Array<{ requestId: string; error: unknown }> = [];
-  const router = new Router<Operation>().add('GET', '/boom', {
+  const router = new Router<Route>().add('GET', '/boom', {
     method: 'GET',
     path: '/boom',
     operationId: 'boom',
-    handle: () => {
+    handle: async () => {
       throw new Error('secret internal detail /etc/passwd');
     },
   });
@@ -40,7 +41,7 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
     basePath: '/v1',
     router,
     keys: new KeyRing([record]),
-    limiter: new RateLimiter(clock),
+    limiter: new MemoryLimiter(clock),
     clock,
     maxBodyBytes: 1024,
     maxUrlBytes: 8192,
@@ -48,7 +49,8 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
     maxInFlight: 10,
     cors: undefined,
     openapiJson: '{}',
-    idempotency: new IdempotencyStore(clock),
+    arrive: (scope, key) => new Idempotency(new MemoryIdempotencyTable(), clock).arrive(scope, key),
+    checkReady: async () => {},
     isAccepting: () => true,
     logError: (requestId, error) => logged.push({ requestId, error }),
   });
@@ -78,7 +80,7 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
 test('beyond the in-flight bound a request gets an immediate 503 with Retry-After, and service resumes after', async () => {
   // A holder, so TypeScript does not narrow the callback the route sets away.
   const gate: { release: (() => void) | undefined } = { release: undefined };
-  const router = new Router<Operation>().add('GET', '/slow', {
+  const router = new Router<Route>().add('GET', '/slow', {
     method: 'GET',
     path: '/slow',
     operationId: 'slow',
@@ -92,7 +94,7 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     basePath: '/v1',
     router,
     keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]),
-    limiter: new RateLimiter(clock),
+    limiter: new MemoryLimiter(clock),
     clock,
     maxBodyBytes: 1024,
     maxUrlBytes: 8192,
@@ -100,7 +102,8 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     maxInFlight: 1,
     cors: undefined,
     openapiJson: '{}',
-    idempotency: new IdempotencyStore(clock),
+    arrive: (scope, key) => new Idempotency(new MemoryIdempotencyTable(), clock).arrive(scope, key),
+    checkReady: async () => {},
     isAccepting: () => true,
     logError: () => {},
   });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/errors.js';
-import { CursorCodec, pagingHeaders } from '../../src/paging.js';
+import { pagingHeaders } from '../../src/http/list-answer.js';
+import { CursorCodec } from '../../src/service/cursor-codec.js';
 
 const codec = new CursorCodec(Buffer.alloc(32, 7));
 

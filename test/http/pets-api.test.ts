@@ -6,7 +6,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
-import { createAnimalStore } from '../../src/server.js';
+import { createAnimalStore } from '../../src/app/create-animal-store.js';
 import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 

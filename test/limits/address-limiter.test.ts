@@ -5,23 +5,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { RateLimiter } from '../../src/limits/index.js';
+import { MemoryLimiter } from '../../src/limits/index.js';
 import { assertSaneHeaders, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const POLICY = '"failed-auth";q=30;w=60';
 
-function failTimes(limiter: RateLimiter, address: string, count: number): void {
+function failTimes(limiter: MemoryLimiter, address: string, count: number): void {
   for (let i = 0; i < count; i += 1) limiter.chargeFailedAuth(address);
 }
 
 test('an address that never failed authentication is let through with no headers', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   assert.equal(limiter.checkAddress('192.0.2.1'), undefined);
   assert.equal(limiter.sizes.addresses, 0);
 });
 
 test('a 401 carries the address bucket headers with the policy "failed-auth"', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const first = limiter.chargeFailedAuth('192.0.2.1');
   assert.equal(first.allowed, true);
   // One token comes back every 60 / 30 = 2 s.
@@ -35,7 +35,7 @@ test('a 401 carries the address bucket headers with the policy "failed-auth"', (
 });
 
 test('an address gets 30 401s, then 429 rate_limited before its key is looked at', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   for (let i = 0; i < 29; i += 1) {
     assert.equal(limiter.checkAddress('192.0.2.1'), undefined);
     limiter.chargeFailedAuth('192.0.2.1');
@@ -61,7 +61,7 @@ test('an address gets 30 401s, then 429 rate_limited before its key is looked at
 
 test('checking an address takes no token, and its bucket refills one token every 2 s', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   failTimes(limiter, 'a', 30);
   for (let i = 0; i < 100; i += 1) assert.equal(limiter.checkAddress('a')?.code, 'rate_limited');
   clock.advance(1_999);
@@ -73,14 +73,14 @@ test('checking an address takes no token, and its bucket refills one token every
 });
 
 test('other addresses are not affected by one address failing', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   failTimes(limiter, 'a', 40);
   assert.equal(limiter.checkAddress('b'), undefined);
 });
 
 test('an address whose bucket is full again leaves the table', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   limiter.chargeFailedAuth('a');
   assert.equal(limiter.sizes.addresses, 1);
   clock.advance(2_000);
@@ -90,7 +90,7 @@ test('an address whose bucket is full again leaves the table', () => {
 
 test('the address table is bounded: past maxAddresses the least recently used address is evicted and starts full', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { maxAddresses: 3 });
+  const limiter = new MemoryLimiter(clock, { maxAddresses: 3 });
   failTimes(limiter, 'a', 30);
   failTimes(limiter, 'b', 30);
   failTimes(limiter, 'c', 30);
@@ -104,14 +104,14 @@ test('the address table is bounded: past maxAddresses the least recently used ad
 });
 
 test('the address table never grows past its bound, whatever the number of addresses', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS), { maxAddresses: 100 });
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS), { maxAddresses: 100 });
   for (let i = 0; i < 10_000; i += 1) limiter.chargeFailedAuth(`10.0.${i >> 8}.${i & 255}`);
   assert.equal(limiter.sizes.addresses, 100);
 });
 
 test('the failed-auth capacity and window are configurable and appear in the policy', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { failedAuthCapacity: 5, failedAuthWindowMs: 10_000 });
+  const limiter = new MemoryLimiter(clock, { failedAuthCapacity: 5, failedAuthWindowMs: 10_000 });
   failTimes(limiter, 'a', 4);
   const fifth = limiter.chargeFailedAuth('a');
   assert.equal(headersOf(fifth)['RateLimit-Policy'], '"failed-auth";q=5;w=10');

@@ -5,23 +5,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
 
 /** A free key that has spent its minute bucket and then been refused `refusals` times, all at T0. */
-function refusedKey(refusals: number): { clock: ManualClock; limiter: RateLimiter } {
+function refusedKey(refusals: number): { clock: ManualClock; limiter: MemoryLimiter } {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 60 + refusals);
   return { clock, limiter };
 }
 
 test('a key refused 30 times within 60 s is not banned', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const decisions = burst(limiter, 'k', FREE, 90);
   for (const decision of decisions.slice(60)) {
     assert.equal(decision.code, 'rate_limited');
@@ -95,7 +95,7 @@ test('the last second of a ban rounds up to Retry-After: 1', () => {
 
 test('requests during a ban take no tokens', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 0, banMs: 10_000 });
+  const limiter = new MemoryLimiter(clock, { refusalsBeforeBan: 0, banMs: 10_000 });
   const limits = { perMinute: 1, perDay: 1000 };
   burst(limiter, 'k', limits, 2); // 1 allowed, then the first refusal bans
   const dayTokensAt = (): number => limiter.exportState().days.find((d) => d.key === 'k')?.tokens ?? Number.NaN;
@@ -109,7 +109,7 @@ test('requests during a ban take no tokens', () => {
 test('after a ban, refusals are counted afresh: the refusals that started it do not count again', () => {
   const clock = new ManualClock(T0_MS);
   // A ban shorter than the refusal window, so the refusals that started it are still in the window.
-  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 2, refusalWindowMs: 60_000, banMs: 5_000 });
+  const limiter = new MemoryLimiter(clock, { refusalsBeforeBan: 2, refusalWindowMs: 60_000, banMs: 5_000 });
   const limits = { perMinute: 1, perDay: 10_000 };
   burst(limiter, 'k', limits, 4); // 1 allowed, 3 refusals: the third starts the ban
   assert.equal(limiter.admitKey('k', limits).code, 'temporarily_banned');
@@ -128,7 +128,7 @@ test('after a ban, refusals are counted afresh: the refusals that started it do 
 
 test('refusals counted over a sliding window: 31 refusals straddling a minute boundary start a ban', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const limits = { perMinute: 1, perDay: 10_000 };
   limiter.admitKey('k', limits);
   clock.advance(30_000);
@@ -142,7 +142,7 @@ test('refusals counted over a sliding window: 31 refusals straddling a minute bo
 
 test('refusals older than the window do not count towards a ban', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 90); // 30 refusals at T0
   clock.advance(60_000);
   const decisions = burst(limiter, 'k', FREE, 90); // full again, 60 allowed, 30 refusals
@@ -152,7 +152,7 @@ test('refusals older than the window do not count towards a ban', () => {
 
 test('a key refused once every 3 s (20 per minute) is never banned', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const limits = { perMinute: 1, perDay: 10_000 };
   for (let i = 0; i < 400; i += 1) {
     assert.notEqual(limiter.admitKey('k', limits).code, 'temporarily_banned');
@@ -162,7 +162,7 @@ test('a key refused once every 3 s (20 per minute) is never banned', () => {
 
 test('the refusal count and the ban length are configurable', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 2, refusalWindowMs: 10_000, banMs: 5_000 });
+  const limiter = new MemoryLimiter(clock, { refusalsBeforeBan: 2, refusalWindowMs: 10_000, banMs: 5_000 });
   const decisions = burst(limiter, 'k', FREE, 64);
   assert.deepEqual(
     decisions.slice(60).map((d) => [d.code, d.retryAfterSeconds]),
@@ -184,7 +184,7 @@ test('a ban of one key leaves other keys alone', () => {
 
 test("a ban that starts while the day bucket is empty: the starting refusal waits for the later of the ban's end and a token", () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const limits = { perMinute: 1000, perDay: 2 };
   burst(limiter, 'k', limits, 32); // 2 allowed, 30 refusals
   const starting = limiter.admitKey('k', limits);

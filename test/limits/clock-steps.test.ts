@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 
 test('a wall clock stepped back an hour creates no token and no negative or NaN header', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 60);
   const monotonicBefore = clock.monotonic();
   clock.stepWall(-HOUR_MS);
@@ -31,7 +31,7 @@ test('a wall clock stepped back an hour creates no token and no negative or NaN 
 
 test('a wall clock stepped forward a day creates no token: the minute and day buckets stay as they were', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 60);
   clock.stepWall(DAY_MS);
   const refused = limiter.admitKey('k', FREE);
@@ -44,7 +44,7 @@ test('a wall clock stepped forward a day creates no token: the minute and day bu
 
 test('a wall clock stepped back mid-minute destroys no token', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 30);
   clock.stepWall(-HOUR_MS);
   const decisions = burst(limiter, 'k', FREE, 31);
@@ -57,7 +57,7 @@ test('a wall clock stepped back mid-minute destroys no token', () => {
 
 test('a ban is neither lengthened by a wall step back nor ended by a wall step forward', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 91); // the 91st request is the 31st refusal
   clock.advance(100_000);
   clock.stepWall(DAY_MS);
@@ -75,7 +75,7 @@ test('a ban is neither lengthened by a wall step back nor ended by a wall step f
 
 test('the failed-auth bucket ignores wall-clock steps too', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   for (let i = 0; i < 30; i += 1) limiter.chargeFailedAuth('a');
   clock.stepWall(DAY_MS);
   assert.equal(limiter.checkAddress('a')?.retryAfterSeconds, 2);

@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const SMALL_DAY = { perMinute: 100, perDay: 5 };
 const SMALL_DAY_POLICY = '"minute";q=100;w=60, "day";q=5;w=86400';
 
 test('an enterprise key with 100/min and 5/day gets its 6th request refused by the day bucket', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const decisions = burst(limiter, 'e', SMALL_DAY, 6);
   assert.equal(
     decisions.findIndex((d) => !d.allowed),
@@ -38,7 +38,7 @@ test('an enterprise key with 100/min and 5/day gets its 6th request refused by t
 
 test('a day-limited key gets one request back 17,280 s later, not after a minute', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'e', SMALL_DAY, 6);
   clock.advance(60_000);
   assert.equal(limiter.admitKey('e', SMALL_DAY).code, 'rate_limited');
@@ -51,7 +51,7 @@ test('a day-limited key gets one request back 17,280 s later, not after a minute
 
 test('the headers switch from the minute to the day bucket once the day bucket has fewer tokens left', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const limits = { perMinute: 10, perDay: 12 };
   const decisions = burst(limiter, 'e', limits, 10);
   // After n requests: minute 10 - n, day 12 - n; the minute bucket has fewer.
@@ -66,7 +66,7 @@ test('the headers switch from the minute to the day bucket once the day bucket h
 });
 
 test('with exactly equal tokens left the headers show the bucket that is full again later', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const [first] = burst(limiter, 'e', { perMinute: 5, perDay: 5 }, 1);
   assert.equal(headersOf(first!).RateLimit, '"day";r=4;t=17280');
   assert.equal(headersOf(first!)['X-RateLimit-Limit'], '5');
@@ -74,7 +74,7 @@ test('with exactly equal tokens left the headers show the bucket that is full ag
 
 test('fewer tokens left is compared with fractions: 4.0 minute tokens against 4.005 day tokens shows the minute bucket', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const limits = { perMinute: 10, perDay: 15 };
   burst(limiter, 'e', limits, 10);
   clock.advance(30_000); // the minute bucket gets 5 tokens back, the day bucket 5 / 86,400 × 30 × 15 ≈ 0.005
@@ -86,7 +86,7 @@ test('fewer tokens left is compared with fractions: 4.0 minute tokens against 4.
 
 test('a free key sending one request per second is refused by its day bucket after about 1,011 requests', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   let count = 0;
   for (;;) {
     const decision = limiter.admitKey('k', PLAN_LIMITS.free);
@@ -110,7 +110,7 @@ test('a free key sending one request per second is refused by its day bucket aft
 
 test('a refusal by the minute bucket has Retry-After no later than X-RateLimit-Reset', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 1_000 });
+  const limiter = new MemoryLimiter(clock, { refusalsBeforeBan: 1_000 });
   const limits = { perMinute: 3, perDay: 4 };
   for (let step = 0; step < 400; step += 1) {
     const decision = limiter.admitKey('k', limits);
@@ -125,7 +125,7 @@ test('a refusal by the minute bucket has Retry-After no later than X-RateLimit-R
 
 test('a refund gives one token back to both buckets, never beyond capacity, and is a no-op for an unseen key', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'r', SMALL_DAY, 5);
   limiter.refundKey('r', SMALL_DAY);
   limiter.refundKey('r', SMALL_DAY);
@@ -133,7 +133,7 @@ test('a refund gives one token back to both buckets, never beyond capacity, and 
   assert.equal(sixth?.allowed, true);
   assert.equal(seventh?.allowed, true);
   assert.equal(eighth?.allowed, false, 'two refunds, two more requests');
-  const fresh = new RateLimiter(clock);
+  const fresh = new MemoryLimiter(clock);
   fresh.refundKey('never-seen', SMALL_DAY);
   burst(fresh, 'full', SMALL_DAY, 1);
   fresh.refundKey('full', SMALL_DAY);

@@ -1,7 +1,7 @@
 // Shared fixtures of the limiter tests: a fixed start time, header lookup, bursts and sanity checks.
 
 import assert from 'node:assert/strict';
-import type { Decision, Limits, RateLimiter } from '../../src/limits/index.js';
+import type { Decision, Limits, MemoryLimiter } from '../../src/limits/index.js';
 
 /** 2026-11-22T00:00:00Z, a whole second, so Reset values are easy to read. */
 export const T0_MS = Date.UTC(2026, 10, 22);
@@ -14,7 +14,7 @@ export function headersOf(decision: Decision): Record<string, string> {
 }
 
 /** Sends `count` requests at the current instant and returns their decisions. */
-export function burst(limiter: RateLimiter, keyId: string, limits: Limits, count: number): Decision[] {
+export function burst(limiter: MemoryLimiter, keyId: string, limits: Limits, count: number): Decision[] {
   const decisions: Decision[] = [];
   for (let i = 0; i < count; i += 1) decisions.push(limiter.admitKey(keyId, limits));
   return decisions;

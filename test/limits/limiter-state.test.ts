@@ -6,23 +6,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import type { SavedLimiterState } from '../../src/limits/index.js';
-import { PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const SMALL_DAY = { perMinute: 100, perDay: 50 }; // one day token every 1,728 s
 const FREE = PLAN_LIMITS.free;
 
 /** A fresh process: a new limiter whose monotonic clock starts again at 0, at wall time `wallMs`. */
-function restart(saved: unknown, wallMs: number): { clock: ManualClock; limiter: RateLimiter } {
+function restart(saved: unknown, wallMs: number): { clock: ManualClock; limiter: MemoryLimiter } {
   const clock = new ManualClock(wallMs);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   limiter.importState(JSON.parse(JSON.stringify(saved)));
   return { clock, limiter };
 }
 
 test('the saved state holds day buckets that are not full and running bans, in wall time', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { banMs: 3_600_000 });
+  const limiter = new MemoryLimiter(clock, { banMs: 3_600_000 });
   burst(limiter, 'used', SMALL_DAY, 40);
   burst(limiter, 'banned', FREE, 91);
   limiter.admitKey('idle', FREE);
@@ -44,7 +44,7 @@ test('the saved state holds day buckets that are not full and running bans, in w
 
 test("a restart restores a key's day bucket, so it does not get a fresh daily quota", () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   clock.advance(5_000); // the old process's monotonic clock is not the new one's
   burst(before, 'e', SMALL_DAY, 40);
   const { limiter } = restart(before.exportState(), T0_MS + 5_000);
@@ -55,7 +55,7 @@ test("a restart restores a key's day bucket, so it does not get a fresh daily qu
 
 test('a restart after downtime refills the day bucket for the time the service was down', () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   burst(before, 'e', SMALL_DAY, 40);
   const saved = before.exportState();
   const { limiter } = restart(saved, T0_MS + 5 * 1_728_000); // down 8,640 s: 5 tokens back
@@ -64,7 +64,7 @@ test('a restart after downtime refills the day bucket for the time the service w
 
 test('a restart never refills beyond capacity, and drops state a day old or more', () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   burst(before, 'e', SMALL_DAY, 50);
   const saved = before.exportState();
   const almostADay = restart(saved, T0_MS + 86_400_000 - 1_728_000);
@@ -76,7 +76,7 @@ test('a restart never refills beyond capacity, and drops state a day old or more
 
 test('a restart with the wall clock behind the save refills nothing and destroys nothing', () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   burst(before, 'e', SMALL_DAY, 40);
   const { limiter } = restart(before.exportState(), T0_MS - 3_600_000);
   assert.equal(headersOf(limiter.admitKey('e', SMALL_DAY))['X-RateLimit-Remaining'], '9');
@@ -84,7 +84,7 @@ test('a restart with the wall clock behind the save refills nothing and destroys
 
 test('a ban survives a restart and ends at its wall-clock end', () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   burst(before, 'k', FREE, 91); // banned until T0 + 900 s
   clock.advance(100_000);
   const saved = before.exportState();
@@ -101,7 +101,7 @@ test('a ban survives a restart and ends at its wall-clock end', () => {
 
 test('a ban that ended while the service was down is dropped', () => {
   const clock = new ManualClock(T0_MS);
-  const before = new RateLimiter(clock);
+  const before = new MemoryLimiter(clock);
   burst(before, 'k', FREE, 91);
   const { limiter } = restart(before.exportState(), T0_MS + 900_000);
   assert.equal(limiter.admitKey('k', FREE).allowed, true);
@@ -120,7 +120,7 @@ test('a saved ban is never longer than banMs, whatever its end says', () => {
 
 test('garbage saved state is ignored and never throws', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   const garbage: unknown[] = [
     undefined,
     null,
@@ -145,7 +145,7 @@ test('garbage saved state is ignored and never throws', () => {
 
 test('malformed entries are dropped one by one, and the good ones are kept', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   limiter.importState({
     version: 1,
     days: [

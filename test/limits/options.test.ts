@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { RateLimiter, resolveLimiterOptions } from '../../src/limits/index.js';
+import { MemoryLimiter, resolveLimiterOptions } from '../../src/limits/index.js';
 import { RefusalWindow } from '../../src/limits/refusal-window.js';
 
 test('the defaults are those of CONTRACT.md section 5', () => {
@@ -15,7 +15,7 @@ test('the defaults are those of CONTRACT.md section 5', () => {
     failedAuthWindowMs: 60_000,
     maxAddresses: 10_000,
   });
-  assert.equal(new RateLimiter(new ManualClock(0)).options.banMs, 900_000);
+  assert.equal(new MemoryLimiter(new ManualClock(0)).options.banMs, 900_000);
 });
 
 test('a bad option throws a TypeError naming it', () => {
@@ -30,7 +30,7 @@ test('a bad option throws a TypeError naming it', () => {
   ];
   for (const [name, value] of bad) {
     assert.throws(
-      () => new RateLimiter(new ManualClock(0), { [name]: value }),
+      () => new MemoryLimiter(new ManualClock(0), { [name]: value }),
       (error: unknown) => error instanceof TypeError && error.message.includes(name),
     );
   }

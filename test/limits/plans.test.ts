@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
-import { limitsOf, PLAN_LIMITS, RateLimiter } from '../../src/limits/index.js';
+import { limitsOf, PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const FREE = PLAN_LIMITS.free;
@@ -21,7 +21,7 @@ test('the plans have the limits of SPEC.md section 8', () => {
 });
 
 test('a free key gets its 61st request within a minute refused with 429', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const decisions = burst(limiter, 'k', FREE, 61);
   assert.deepEqual(
     decisions.slice(0, 60).map((d) => d.allowed),
@@ -34,7 +34,7 @@ test('a free key gets its 61st request within a minute refused with 429', () => 
 });
 
 test('a free key sees the exact headers on its 1st, 60th and 61st request', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const decisions = burst(limiter, 'k', FREE, 61);
   assert.deepEqual(decisions[0]?.headers, [
     ['X-RateLimit-Limit', '60'],
@@ -64,7 +64,7 @@ for (const plan of ['free', 'pro', 'business'] as const) {
   const limits = PLAN_LIMITS[plan];
   test(`a ${plan} key gets request ${limits.perMinute + 1} of a burst refused, and one more after ${60 / limits.perMinute} s`, () => {
     const clock = new ManualClock(T0_MS);
-    const limiter = new RateLimiter(clock);
+    const limiter = new MemoryLimiter(clock);
     const decisions = burst(limiter, plan, limits, limits.perMinute + 1);
     assert.equal(
       decisions.findIndex((d) => !d.allowed),
@@ -91,7 +91,7 @@ for (const plan of ['free', 'pro', 'business'] as const) {
 
 test('a free key refills one request per second: after 10 s exactly 10 more are allowed', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 61);
   clock.advance(10_000);
   const decisions = burst(limiter, 'k', FREE, 11);
@@ -104,7 +104,7 @@ test('a free key refills one request per second: after 10 s exactly 10 more are 
 
 test('a free key is full again 60 s after its burst', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   burst(limiter, 'k', FREE, 61);
   clock.advance(60_000);
   const decisions = burst(limiter, 'k', FREE, 61);
@@ -117,7 +117,7 @@ test('a free key is full again 60 s after its burst', () => {
 
 test('a free key sending one request per second, its refill rate, is never refused by the minute bucket', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   for (let i = 0; i < 600; i += 1) {
     const decision = limiter.admitKey('k', FREE);
     assert.equal(decision.allowed, true, `request ${i + 1}`);
@@ -128,7 +128,7 @@ test('a free key sending one request per second, its refill rate, is never refus
 
 test('a refused request takes no token', () => {
   const clock = new ManualClock(T0_MS);
-  const limiter = new RateLimiter(clock, { refusalsBeforeBan: 1_000 });
+  const limiter = new MemoryLimiter(clock, { refusalsBeforeBan: 1_000 });
   burst(limiter, 'k', FREE, 60);
   burst(limiter, 'k', FREE, 500);
   clock.advance(1_000);
@@ -137,7 +137,7 @@ test('a refused request takes no token', () => {
 
 test('the headers of every answer are whole, non-negative numbers', () => {
   const clock = new ManualClock(T0_MS + 123);
-  const limiter = new RateLimiter(clock);
+  const limiter = new MemoryLimiter(clock);
   for (let i = 0; i < 200; i += 1) {
     assertSaneHeaders(limiter.admitKey('k', FREE));
     clock.advance(337);
@@ -145,13 +145,13 @@ test('the headers of every answer are whole, non-negative numbers', () => {
 });
 
 test('keys have separate buckets', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   burst(limiter, 'a', FREE, 61);
   assert.equal(limiter.admitKey('b', FREE).allowed, true);
 });
 
 test('a forgotten key starts full again', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   burst(limiter, 'a', FREE, 61);
   limiter.forgetKey('a');
   assert.equal(limiter.sizes.keys, 0);
@@ -159,7 +159,7 @@ test('a forgotten key starts full again', () => {
 });
 
 test('limits that are not whole numbers of at least 1 are a programmer error', () => {
-  const limiter = new RateLimiter(new ManualClock(T0_MS));
+  const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   assert.throws(() => limiter.admitKey('k', { perMinute: 0, perDay: 10 }), TypeError);
   assert.throws(() => limiter.admitKey('k', { perMinute: 10, perDay: 1.5 }), TypeError);
   assert.throws(() => limiter.admitKey('k', { perMinute: Number.NaN, perDay: 10 }), TypeError);

@@ -129,7 +129,7 @@ const order: Order = await client.updateOrder(1, 'delivered');
 // @ts-expect-error: a status outside the schema's enum is refused at compile time.
 await client.listPets({ status: 'lost' });
 const made: Pet = await app.pets.create({ name: 'Typed', categoryId: 1 });
-const sold: Pet[] = app.pets.list({ status: 'sold', limit: 5 }).pets;
+const sold: Pet[] = (await app.pets.list({ status: 'sold', limit: 5 })).pets;
 // @ts-expect-error: the embedded store takes the same typed input as the API.
 await app.pets.create({ name: 'Untyped', categoryId: '1' });
 export const used = [app.handler, first, order, AnimalStoreError, made, sold];

@@ -1,0 +1,90 @@
+// The composition root: settings → store → limiter → keys → service → HTTP → listener. `createAnimalStore`
+// is what the CLI and embedding programs call; each step is a function of its own, and only `listen`
+// opens a port.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Settings } from '../config.js';
+import { createService } from '../service/service.js';
+import { createHttpHandler } from './http-handler.js';
+import { loadKeys } from './keys.js';
+import { type Listening, Listeners } from './listener.js';
+import { openLimiter, openStore } from './open-backends.js';
+import { type AnimalStoreOptions, resolveOptions } from './options.js';
+
+export type { AnimalStoreOptions };
+import { type OrderAccess, type PetAccess, typedAccess } from './typed-access.js';
+
+/** A running animal store: its listener, its data, and how to stop it. */
+export interface AnimalStore {
+  /** A plain `(req, res)` listener; mount it in any node:http server. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Opens the port; resolves once it is listening with its origin (`url`), the API's address (`apiUrl`: url + basePath, what a client takes) and the server. */
+  listen(options?: { port?: number; host?: string }): Promise<Listening>;
+  /** Graceful stop: refuse new work, finish what is in flight, make the data durable, save limiter state, let go of the store. */
+  close(): Promise<void>;
+  /** The pets, typed: the API's own operations (validation, ids, durability, errors) without HTTP. */
+  readonly pets: PetAccess;
+  /** The orders (beta), typed, likewise. */
+  readonly orders: OrderAccess;
+  readonly settings: Settings;
+  /** The key created on this first start, if one was: shown once, never stored. */
+  readonly firstKey: string | undefined;
+  /** Reads the store's keys again (also done whenever they change, and on SIGHUP in the CLI). */
+  reloadKeys(): Promise<void>;
+}
+
+/** Builds the service: opens (and locks) its store, opens its limiter, and wires the listener. */
+export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
+  const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
+  const warn = (line: string): void => logger.warn(line);
+  const store = await openStore(settings, clock, warn);
+  let keys: Awaited<ReturnType<typeof loadKeys>>;
+  let limiter: Awaited<ReturnType<typeof openLimiter>>;
+  try {
+    limiter = await openLimiter(settings, clock, limits);
+    keys = await loadKeys(store.keys, { fixedKeys, createFirstKey, clock, limiter, warn });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const service = createService(store, clock);
+
+  let accepting = true;
+  const handler = createHttpHandler({
+    settings,
+    service,
+    keys: keys.ring,
+    limiter,
+    clock,
+    logger,
+    isAccepting: () => accepting,
+    checkReady: async () => {
+      await store.ping();
+      await limiter.ping();
+    },
+  });
+  const listeners = new Listeners(settings, handler);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      accepting = false;
+      keys.stopWatching();
+      await listeners.drain();
+      await limiter
+        .close()
+        .catch((error: unknown) => warn(`could not save the rate-limit state: ${(error as Error).message}`));
+      await store.close();
+    })();
+    return closing;
+  };
+
+  return {
+    handler,
+    listen: (listenOptions) => listeners.listen(listenOptions),
+    close,
+    ...typedAccess(service),
+    settings,
+    firstKey: keys.firstKey,
+    reloadKeys: keys.reload,
+  };
+}

@@ -1,0 +1,75 @@
+// The HTTP side of the service: its routes over the service layer, the router, and the dispatcher with
+// everything it needs from the settings.
+import type { Clock } from '../clock.js';
+import type { Settings } from '../config.js';
+import { CorsPolicy } from '../http/cors.js';
+import { createDispatcher, type Dispatcher } from '../http/dispatch.js';
+import type { KeyLookup } from '../http/authorization.js';
+import type { Route } from '../http/route.js';
+import { Router } from '../http/router.js';
+import { orderRoutes } from '../http/routes/order-routes.js';
+import { petRoutes } from '../http/routes/pet-routes.js';
+import type { Limiter } from '../limits/index.js';
+import type { Logger } from '../logger.js';
+import { buildOpenApi } from '../openapi.js';
+import type { Service } from '../service/service.js';
+
+/** What the HTTP side is built from. */
+export interface HttpParts {
+  settings: Settings;
+  service: Service;
+  keys: KeyLookup;
+  limiter: Limiter;
+  clock: Clock;
+  logger: Logger;
+  isAccepting(): boolean;
+  checkReady(): Promise<void>;
+}
+
+/** Every API route, relative to the base path. */
+export function apiRoutes(service: Service, settings: Settings): Route[] {
+  const { basePath } = settings;
+  return [
+    ...petRoutes(service, {
+      basePath,
+      getPetDeprecation: {
+        headers: {
+          deprecation: `@${Math.floor(settings.deprecatedAt / 1000)}`,
+          sunset: new Date(settings.sunsetAt).toUTCString(),
+          link: `<${basePath}/pets>; rel="successor-version"`,
+        },
+        sunsetMs: settings.sunsetAt,
+        replacement: `GET ${basePath}/pets with a status filter`,
+      },
+    }),
+    ...orderRoutes(service, basePath),
+  ];
+}
+
+/** The `(req, res)` listener of the service. */
+export function createHttpHandler(parts: HttpParts): Dispatcher {
+  const { settings, service, logger } = parts;
+  const router = new Router<Route>();
+  for (const route of apiRoutes(service, settings)) router.add(route.method, route.path, route);
+  return createDispatcher({
+    basePath: settings.basePath,
+    router,
+    keys: parts.keys,
+    limiter: parts.limiter,
+    clock: parts.clock,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUrlBytes: settings.maxUrlBytes,
+    trustProxy: settings.trustProxy,
+    maxInFlight: settings.maxInFlight,
+    cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
+    arrive: (scope, key) => service.idempotency.arrive(scope, key),
+    openapiJson: JSON.stringify(buildOpenApi(settings)),
+    isAccepting: parts.isAccepting,
+    checkReady: parts.checkReady,
+    logError: (requestId, error) => {
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      logger.error('unhandled error', { requestId, error: detail });
+    },
+    accessLog: logger.access,
+  });
+}

@@ -1,0 +1,33 @@
+// Which store and which limiter a configuration names, opened. With a data directory (or none, in
+// memory) the embedded store and the in-memory limiter, whose state file lives in the data directory.
+import { join, resolve } from 'node:path';
+import type { Clock } from '../clock.js';
+import type { Settings } from '../config.js';
+import { type Limiter, type LimiterOptions, MemoryLimiter } from '../limits/index.js';
+import { openEmbeddedStore } from '../store/embedded/open-embedded-store.js';
+import type { Store } from '../store/store.js';
+
+/** The in-memory limiter's state file inside the data directory. */
+export const LIMITER_STATE_FILE = 'limits.json';
+
+/** Opens the store the settings name. */
+export function openStore(settings: Settings, clock: Clock, warn: (line: string) => void): Promise<Store> {
+  return openEmbeddedStore({
+    dataDir: settings.dataDir === undefined ? undefined : resolve(settings.dataDir),
+    clock,
+    durability: settings.durability,
+    fsyncIntervalMs: settings.fsyncIntervalMs,
+    compactMinRecords: settings.compactMinRecords,
+    warn,
+  });
+}
+
+/** Opens the limiter the settings name, restoring what it saved at its last graceful stop. */
+export async function openLimiter(
+  settings: Settings,
+  clock: Clock,
+  options: LimiterOptions | undefined,
+): Promise<Limiter> {
+  if (settings.dataDir === undefined) return new MemoryLimiter(clock, options);
+  return MemoryLimiter.open(clock, options, join(resolve(settings.dataDir), LIMITER_STATE_FILE));
+}

@@ -1,0 +1,68 @@
+// The options of createAnimalStore: every setting of the settings table (src/config.ts), plus what only
+// a program can pass. Bad options are a programmer's mistake: a TypeError naming the option, thrown
+// before anything is created.
+import { type KeySpec, keysFromSpecs } from '../auth/configured-keys.js';
+import type { ApiKey } from '../auth/api-key.js';
+import { type Clock, systemClock } from '../clock.js';
+import { resolveSettings, type Settings } from '../config.js';
+import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';
+import { createLogger, type Logger } from '../logger.js';
+import { assertKnownOptions } from '../option-names.js';
+
+/** Options of `createAnimalStore`: every setting of the settings table, plus what only a program can pass. */
+export interface AnimalStoreOptions extends Partial<Settings> {
+  /** Keys accepted besides those the store keeps (ANIMAL_STORE_KEYS uses this too). */
+  keys?: KeySpec[];
+  /** Create (and report as `firstKey`) a key when none is configured. Default true with a data directory. */
+  createFirstKey?: boolean;
+  clock?: Clock;
+  limits?: LimiterOptions;
+  /** Where operational messages and the access log go; default: warnings and errors as JSON lines on stderr. */
+  logger?: Logger;
+}
+
+/**
+ * The options of createAnimalStore that are not settings. A Record over exactly those names, so that an
+ * option added to AnimalStoreOptions but not here fails to compile instead of being refused as unknown.
+ */
+const PROGRAM_OPTIONS: Readonly<Record<Exclude<keyof AnimalStoreOptions, keyof Settings>, true>> = {
+  keys: true,
+  createFirstKey: true,
+  clock: true,
+  limits: true,
+  logger: true,
+};
+/** The fields of the `limits` option, from its defaults. */
+const LIMITER_OPTIONS = Object.keys(resolveLimiterOptions());
+
+/** Everything createAnimalStore works from, checked. */
+export interface ResolvedOptions {
+  settings: Settings;
+  clock: Clock;
+  logger: Logger;
+  /** Keys from the options (never stored), as records. */
+  fixedKeys: ApiKey[];
+  limits: LimiterOptions | undefined;
+  createFirstKey: boolean;
+}
+
+/** Applies defaults and checks every option; throws a TypeError naming the first bad one. */
+export function resolveOptions(options: AnimalStoreOptions): ResolvedOptions {
+  const settings = resolveSettings(options, Object.keys(PROGRAM_OPTIONS));
+  const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
+  if (options.limits !== undefined) {
+    if (typeof options.limits !== 'object' || options.limits === null) {
+      throw new TypeError('option limits must be an object such as { banMs: 60000 }');
+    }
+    assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
+    resolveLimiterOptions(options.limits);
+  }
+  return {
+    settings,
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? createLogger({ level: settings.logLevel }),
+    fixedKeys,
+    limits: options.limits,
+    createFirstKey: options.createFirstKey ?? true,
+  };
+}

@@ -1,0 +1,101 @@
+// Safe retries of a POST under an Idempotency-Key, in one place. A request with a key is in flight from
+// the moment it arrives (its headers read, before its body) until it is answered: it claims the key in
+// the store's idempotency table, where every instance sharing the store sees the claim. Once its body is
+// valid, a repeat that found the key claimed is 409; a repeat of a finished request with an equal body
+// (the same JSON value) gets the remembered answer again, marked replayed; another body is 409. A first
+// attempt that fails is not remembered, so a retry can succeed. The answer is remembered by the store in
+// the same atomic change as what it created, for 24 hours. Nothing here knows HTTP.
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import type { IdempotencyRecord, IdempotencyTable } from '../store/store.js';
+import { bodyFingerprint } from './canonical-json.js';
+
+/** How long an answer is remembered: 24 hours. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a claim outlives an instance that died holding it: longer than any request may take (a whole
+ * request must arrive within the request timeout, 30 s by default, and a store call has its own timeout),
+ * so a live claim never lapses, and a dead one blocks retries of its key for two minutes at most.
+ */
+export const CLAIM_LEASE_MS = 2 * 60 * 1000;
+
+/** Claimants are this process's prefix and a counter: unique across instances, cheap per request. */
+const CLAIMANT_PREFIX = randomBytes(9).toString('base64url');
+let claimantCounter = 0;
+
+/** A request with an Idempotency-Key, noted as in flight; `leave` once it has been answered. */
+export interface Arrival {
+  readonly scope: string;
+  readonly key: string;
+  readonly claimant: string;
+  /** Whether this request holds the key's claim. */
+  claimed: boolean;
+  leave(): Promise<void>;
+}
+
+/** What an idempotent run yields: the answer's body, and whether it was remembered from an earlier request. */
+export type Outcome<T> = { replayed: false; item: T } | { replayed: true; body: string };
+
+/** Idempotency-Keys over a store's idempotency table. */
+export class Idempotency {
+  readonly #table: IdempotencyTable;
+  readonly #clock: Clock;
+
+  constructor(table: IdempotencyTable, clock: Clock) {
+    this.#table = table;
+    this.#clock = clock;
+  }
+
+  /** Notes a request with `key` in `scope` (an API key and a route) as in flight, before its body is read. */
+  async arrive(scope: string, key: string): Promise<Arrival> {
+    const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
+    const table = this.#table;
+    const arrival: Arrival = {
+      scope,
+      key,
+      claimant,
+      claimed: await table.claim(scope, key, claimant, this.#clock.now() + CLAIM_LEASE_MS),
+      leave: async () => {
+        if (arrival.claimed) await table.release(scope, key, claimant);
+      },
+    };
+    return arrival;
+  }
+
+  /**
+   * Carries out a request once per key. `body` is its validated body (compared as a JSON value);
+   * `carryOut` makes the change, keeping the record it is given (undefined without a key) with it, and
+   * answers with `status`.
+   */
+  async run<T>(
+    arrival: Arrival | undefined,
+    body: unknown,
+    status: number,
+    carryOut: (remember: IdempotencyRecord | undefined) => Promise<T>,
+  ): Promise<Outcome<T>> {
+    if (arrival === undefined) return { replayed: false, item: await carryOut(undefined) };
+    const { scope, key, claimant } = arrival;
+    const fingerprint = bodyFingerprint(body);
+    // The request that held the key when this one arrived may have finished while this body arrived.
+    if (!arrival.claimed)
+      arrival.claimed = await this.#table.claim(scope, key, claimant, this.#clock.now() + CLAIM_LEASE_MS);
+    if (!arrival.claimed) {
+      throw new ApiError(
+        'conflict',
+        `A request with Idempotency-Key "${key}" is still in progress; retry once it has been answered`,
+      );
+    }
+    const nowMs = this.#clock.now();
+    const remembered = await this.#table.find(scope, key, nowMs);
+    if (remembered !== undefined) {
+      if (remembered.fingerprint === fingerprint) return { replayed: true, body: remembered.body };
+      throw new ApiError(
+        'conflict',
+        `Idempotency-Key "${key}" was already used with a different request body; use a new key for a new request`,
+      );
+    }
+    const item = await carryOut({ scope, key, fingerprint, status, expiresAtMs: nowMs + IDEMPOTENCY_TTL_MS });
+    return { replayed: false, item };
+  }
+}

@@ -1,0 +1,35 @@
+// The in-memory limiter's state file: day buckets and bans saved on a graceful stop and restored at
+// start-up. The file is removed once restored, so a later crash starts every bucket full rather than
+// restoring counts that are out of date. Written atomically, so a crash while saving leaves the old
+// file or the new one.
+import { readFile, rm } from 'node:fs/promises';
+import { writeFileAtomically } from '../storage/atomic-file.js';
+import type { SavedLimiterState } from './limiter-state.js';
+
+/** What can be saved and restored. */
+interface StatefulLimiter {
+  exportState(): SavedLimiterState;
+  importState(state: unknown): void;
+}
+
+/** Restores day buckets and bans saved by the last graceful stop, then removes the file. */
+export async function restoreLimiterState(limiter: StatefulLimiter, path: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    limiter.importState(JSON.parse(text));
+  } catch {
+    // Damaged state only costs keys their saved day counts; it must not stop the service.
+  }
+  await rm(path, { force: true });
+}
+
+/** Saves day buckets and bans, atomically. */
+export async function saveLimiterState(limiter: StatefulLimiter, path: string): Promise<void> {
+  await writeFileAtomically(path, JSON.stringify(limiter.exportState()), 0o600);
+}

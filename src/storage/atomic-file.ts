@@ -1,0 +1,33 @@
+// Replacing a small file atomically: a temporary file beside it, fsync, rename over it, fsync of the
+// directory. A crash at any moment leaves the old file or the new one, never a torn one.
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Replaces `path` with `content` atomically, the new file created with `mode`. */
+export async function writeFileAtomically(path: string, content: string, mode: number): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  const file = await open(temporary, 'w', mode);
+  try {
+    await file.writeFile(content);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+/** fsync of a directory, so a rename or a new file in it survives a power loss (POSIX leaves it unsaid otherwise). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

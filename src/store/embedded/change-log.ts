@@ -1,0 +1,48 @@
+// The journal as the embedded store's change log (the storage layer under the store): a write the
+// journal cannot make durable becomes `503 unavailable`, and the log is compacted in the background
+// once enough of it is superseded.
+import { ApiError } from '../../errors.js';
+import type { Journal } from '../../storage/index.js';
+import type { ChangeLog, EmbeddedState } from './state.js';
+
+/** Seconds a client is asked to wait after a 503 of the storage layer. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The journal as a change log: a write it cannot make durable is `503 unavailable`, and once at least
+ * `compactMinRecords` records of the log are superseded (old order and pet states, expired
+ * Idempotency-Key answers) and they are a third of it or more, it is compacted in the background.
+ */
+export function journalChangeLog(
+  journal: Journal,
+  stateOf: () => EmbeddedState,
+  compactMinRecords: number,
+  log: (line: string) => void,
+): ChangeLog {
+  let compacting = false;
+  const compactIfWorthIt = (): void => {
+    const { records } = journal.stats;
+    const superseded = records - stateOf().liveRecords;
+    if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
+    compacting = true;
+    journal
+      .compact(() => stateOf().snapshot())
+      .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
+      .finally(() => {
+        compacting = false;
+      });
+  };
+  return {
+    append: (payload) =>
+      journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
+        if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
+        const code = (error as Error & { code?: string }).code ?? 'EIO';
+        throw new ApiError(
+          'unavailable',
+          `The store cannot save changes right now (${code}); reads still work, retry later`,
+          undefined,
+          { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
+        );
+      }),
+  };
+}

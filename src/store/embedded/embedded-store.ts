@@ -1,0 +1,138 @@
+// The embedded store: collections in this process's memory, every change made durable in the data
+// directory's journal before it is applied and answered. One process owns the directory (its lock), so
+// the in-memory state is the whole truth; locks per pet and per order serialise the changes that must
+// see each other, as row locks do in PostgreSQL. Reads answer at once, without a turn of the event loop.
+import type { OrderStatus } from '../../orders/schemas.js';
+import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
+import type { NewPet, PetStatus } from '../../pets/schemas.js';
+import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
+import type { Journal } from '../../storage/index.js';
+import type {
+  DecideMove,
+  DecidePlacement,
+  IdempotencyRecord,
+  IdempotencyTable,
+  KeyTable,
+  Page,
+  PageRequest,
+  Store,
+} from '../store.js';
+import { KeyedLock } from './keyed-lock.js';
+import type { EmbeddedState } from './state.js';
+
+/** What an embedded store is made of; see openEmbeddedStore. */
+export interface EmbeddedStoreParts {
+  state: EmbeddedState;
+  /** The journal the state's change log writes to; none in memory-only mode. */
+  journal: Journal | undefined;
+  keys: KeyTable;
+  cursorSecret: Buffer;
+}
+
+/** The Store of one process: memory plus a journal. */
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded';
+  readonly cursorSecret: Buffer;
+  readonly keys: KeyTable;
+  readonly #state: EmbeddedState;
+  readonly #journal: Journal | undefined;
+  readonly #petLocks = new KeyedLock();
+  readonly #orderLocks = new KeyedLock();
+
+  constructor(parts: EmbeddedStoreParts) {
+    this.#state = parts.state;
+    this.#journal = parts.journal;
+    this.keys = parts.keys;
+    this.cursorSecret = parts.cursorSecret;
+  }
+
+  get idempotency(): IdempotencyTable {
+    return this.#state.idempotency;
+  }
+
+  /** The in-memory state, for tools and tests that look inside (backups, compaction checks). */
+  get state(): EmbeddedState {
+    return this.#state;
+  }
+
+  getPet(id: number): StoredPet | undefined {
+    return this.#state.pets.get(id);
+  }
+
+  pagePets(request: PageRequest<PetStatus>): Page<StoredPet> {
+    return this.#state.pets.page(request.status, request.afterId, request.limit);
+  }
+
+  async createPet(pet: Required<NewPet>, remember?: IdempotencyRecord): Promise<StoredPet> {
+    const stored = storedPet(this.#state.pets.takeId(), pet.name, pet.categoryId, pet.status);
+    await this.#state.commit(
+      remember === undefined ? { op: 'pet', pet: stored } : { op: 'pet', pet: stored, idem: remember },
+    );
+    return stored;
+  }
+
+  getOrder(id: number): StoredOrder | undefined {
+    return this.#state.orders.get(id);
+  }
+
+  pageOrders(request: PageRequest<OrderStatus>): Page<StoredOrder> {
+    return this.#state.orders.page(request.status, request.afterId, request.limit);
+  }
+
+  placeOrder(
+    petId: number,
+    createdAt: string,
+    decide: DecidePlacement,
+    remember?: IdempotencyRecord,
+  ): Promise<StoredOrder> {
+    return this.#petLocks.run(petId, async () => {
+      const pet = this.#state.pets.get(petId);
+      const move = decide(pet);
+      const order = storedOrder(this.#state.orders.takeId(), petId, move.orderStatus, createdAt);
+      await this.#state.commit({
+        op: 'order',
+        order,
+        ...(pet !== undefined && { pet: withStatus(pet, move.petStatus) }),
+        ...(remember !== undefined && { idem: remember }),
+      });
+      return order;
+    });
+  }
+
+  moveOrder(orderId: number, decide: DecideMove): Promise<StoredOrder> {
+    return this.#orderLocks.run(orderId, async () => {
+      const found = this.#state.orders.get(orderId);
+      if (found === undefined) return rejectMissing(decide);
+      // Lock order: an order, then its pet; placing an order locks a pet only, so no cycle can form.
+      return this.#petLocks.run(found.petId, async () => {
+        const pet = this.#state.pets.get(found.petId);
+        const move = decide(found, pet);
+        const moved = storedOrder(found.id, found.petId, move.orderStatus, found.createdAt);
+        await this.#state.commit({
+          op: 'order',
+          order: moved,
+          ...(pet !== undefined && { pet: withStatus(pet, move.petStatus) }),
+        });
+        return moved;
+      });
+    });
+  }
+
+  async ping(): Promise<void> {
+    if (this.#journal !== undefined && !this.#journal.writable) {
+      throw new Error(
+        `the journal ${this.#journal.path} does not take writes now (closed, or read-only after a failed write)`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#journal?.close();
+  }
+}
+
+/** A missing order: `decide` refuses it (not found), as the service's rules say. */
+function rejectMissing(decide: DecideMove): never {
+  decide(undefined, undefined);
+  throw new TypeError('the rule for moving an order accepted an order that does not exist');
+}

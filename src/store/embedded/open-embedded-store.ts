@@ -1,0 +1,82 @@
+// Opening the embedded store: with a data directory, lock it, replay its journal into the collections,
+// keep ids after any a torn last record may have handed out, and load the cursor secret and the keys
+// file; without one, everything in memory for this process's life.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Clock } from '../../clock.js';
+import type { Durability } from '../../storage/index.js';
+import { CURSOR_SECRET_FILE, loadOrCreateSecret } from './cursor-secret.js';
+import { journalChangeLog } from './change-log.js';
+import { EmbeddedStore } from './embedded-store.js';
+import { FileKeyTable } from './key-file.js';
+import { MemoryKeyTable } from './memory-key-table.js';
+import { type Change, decodeChangeAt, idsInTornRecord } from './records.js';
+import { EmbeddedState, NO_LOG } from './state.js';
+
+/** The journal's file name inside the data directory. */
+export const JOURNAL_FILE = 'animals.log';
+
+/** How to open an embedded store. */
+export interface EmbeddedStoreOptions {
+  /** The data directory (created if missing); undefined keeps everything in memory. */
+  dataDir: string | undefined;
+  clock: Clock;
+  durability: Durability;
+  fsyncIntervalMs: number;
+  /** The journal is compacted once at least this many of its records are superseded, and a third of it or more. */
+  compactMinRecords: number;
+  /** Where warnings go: a torn tail cut off, a stale lock taken over, a failed compaction. */
+  warn: (line: string) => void;
+}
+
+/** Opens (and locks) the embedded store of `options.dataDir`, or an in-memory one without a directory. */
+export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+  const { dataDir, clock, warn } = options;
+  if (dataDir === undefined) {
+    return new EmbeddedStore({
+      state: new EmbeddedState(NO_LOG, clock),
+      journal: undefined,
+      keys: new MemoryKeyTable(),
+      cursorSecret: randomBytes(32),
+    });
+  }
+  // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
+  const { openJournal } = await import('../../storage/index.js');
+  // Records are decoded from the log's bytes as replay finds them; a record this service did not
+  // write stops start-up, naming it.
+  const changes: Change[] = [];
+  const onRecord = (bytes: Buffer, start: number, end: number): void => {
+    changes.push(decodeChangeAt(bytes, start, end, () => `${dataDir}/${JOURNAL_FILE} record ${changes.length + 1}`));
+  };
+  const { journal, replayed } = await openJournal({
+    dir: dataDir,
+    fileName: JOURNAL_FILE,
+    durability: options.durability,
+    intervalMs: options.fsyncIntervalMs,
+    warn,
+    onRecord,
+  });
+  try {
+    const state: EmbeddedState = new EmbeddedState(
+      journalChangeLog(journal, () => state, options.compactMinRecords, warn),
+      clock,
+    );
+    for (const change of changes) state.apply(change);
+    changes.length = 0;
+    if (replayed.tornTail !== undefined) {
+      // A torn record was not applied, but under durability interval or never it may have been
+      // acknowledged: the ids it may have handed out are not handed out again.
+      const { petId, orderId } = idsInTornRecord(replayed.tornTail.text);
+      if (petId !== undefined) state.pets.noteId(petId);
+      if (orderId !== undefined) state.orders.noteId(orderId);
+    }
+    const cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
+    const keys = new FileKeyTable(dataDir);
+    // A damaged keys file stops start-up here, naming it, rather than at the first request.
+    await keys.list();
+    return new EmbeddedStore({ state, journal, keys, cursorSecret });
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+}

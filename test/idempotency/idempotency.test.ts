@@ -1,0 +1,121 @@
+// The idempotency module over the embedded store's table: claims from arrival, replay of an equal body,
+// 409 for another body or a repeat in flight, nothing remembered for a first attempt that failed.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/clock.js';
+import { ApiError } from '../../src/errors.js';
+import { bodyFingerprint, canonicalJson } from '../../src/idempotency/canonical-json.js';
+import { IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
+import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
+import type { IdempotencyRecord } from '../../src/store/store.js';
+
+const clock = new ManualClock(Date.UTC(2027, 0, 1));
+const scope = 'key_1 POST /pets';
+
+/** An idempotency module whose "store" keeps what carryOut is given, as a committed change would. */
+function setup() {
+  const table = new MemoryIdempotencyTable();
+  const idempotency = new Idempotency(table, clock);
+  const commit = (record: IdempotencyRecord | undefined, json: string) => {
+    if (record !== undefined) table.remember({ ...record, body: json }, clock.now());
+    return { id: 1, json };
+  };
+  return { table, idempotency, commit };
+}
+
+const isConflict = (pattern: RegExp) => (error: unknown) =>
+  error instanceof ApiError && error.code === 'conflict' && pattern.test(error.message);
+
+test('equal JSON values have the same canonical text, whatever their key order', () => {
+  assert.equal(canonicalJson({ b: [1, { d: 2, c: 3 }], a: 'x' }), '{"a":"x","b":[1,{"c":3,"d":2}]}');
+  assert.equal(
+    bodyFingerprint(JSON.parse('{"name":"a","categoryId":3.0}')),
+    bodyFingerprint({ categoryId: 3, name: 'a' }),
+  );
+  assert.notEqual(bodyFingerprint({ categoryId: 3 }), bodyFingerprint({ categoryId: 4 }));
+});
+
+test('a repeat while the first request is still in flight is 409, and the key is free again once it failed', async () => {
+  const { idempotency, commit } = setup();
+  let release: (() => void) | undefined;
+  const firstArrival = await idempotency.arrive(scope, 'k');
+  const first = idempotency.run(firstArrival, { a: 1 }, 201, async (record) => {
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    assert.ok(record);
+    throw new ApiError('unavailable');
+  });
+  const repeat = await idempotency.arrive(scope, 'k');
+  await assert.rejects(
+    idempotency.run(repeat, { a: 1 }, 201, async (record) => commit(record, '{"id":2}')),
+    isConflict(/still in progress/),
+  );
+  await repeat.leave();
+  release?.();
+  await assert.rejects(first, (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
+  await firstArrival.leave();
+  const retry = await idempotency.arrive(scope, 'k');
+  const outcome = await idempotency.run(retry, { a: 1 }, 201, async (record) => commit(record, '{"id":1}'));
+  assert.deepEqual(
+    outcome,
+    { replayed: false, item: { id: 1, json: '{"id":1}' } },
+    'a failed first attempt is not remembered',
+  );
+  await retry.leave();
+});
+
+test('a later arrival whose body is ready first still finds the earlier one in flight, until it has been answered', async () => {
+  const { idempotency, commit } = setup();
+  const early = await idempotency.arrive(scope, 'k');
+  const late = await idempotency.arrive(scope, 'k');
+  assert.equal(early.claimed, true);
+  assert.equal(late.claimed, false);
+  await assert.rejects(
+    idempotency.run(late, { a: 1 }, 201, async (r) => commit(r, '{}')),
+    isConflict(/in progress/),
+  );
+  await idempotency.run(early, { a: 1 }, 201, async (record) => commit(record, '{"id":1}'));
+  await early.leave();
+  const outcome = await idempotency.run(late, { a: 1 }, 201, async () => assert.fail('carried out twice'));
+  assert.deepEqual(outcome, { replayed: true, body: '{"id":1}' }, 'once the first is answered, a repeat replays it');
+  await late.leave();
+  await late.leave(); // leaving twice is harmless
+});
+
+test('an equal body replays the remembered answer for 24 hours; another body is 409', async () => {
+  const { idempotency, commit } = setup();
+  const first = await idempotency.arrive(scope, 'k');
+  await idempotency.run(first, { name: 'a', categoryId: 3 }, 201, async (record) => commit(record, '{"id":1}'));
+  await first.leave();
+  const same = await idempotency.arrive(scope, 'k');
+  assert.deepEqual(
+    await idempotency.run(same, JSON.parse('{"categoryId":3.0,"name":"a"}'), 201, async () => assert.fail()),
+    {
+      replayed: true,
+      body: '{"id":1}',
+    },
+  );
+  await assert.rejects(
+    idempotency.run(same, { name: 'b', categoryId: 3 }, 201, async () => assert.fail()),
+    isConflict(/different request body/),
+  );
+  await same.leave();
+  clock.advance(IDEMPOTENCY_TTL_MS);
+  const later = await idempotency.arrive(scope, 'k');
+  const outcome = await idempotency.run(later, { name: 'b', categoryId: 3 }, 201, async (record) =>
+    commit(record, '{"id":2}'),
+  );
+  assert.equal(outcome.replayed, false, 'after 24 hours the key is new again');
+  await later.leave();
+});
+
+test('without a key the operation simply runs and nothing is remembered', async () => {
+  const { table, idempotency } = setup();
+  const outcome = await idempotency.run(undefined, {}, 201, async (record) => {
+    assert.equal(record, undefined);
+    return 'done';
+  });
+  assert.deepEqual(outcome, { replayed: false, item: 'done' });
+  assert.equal(table.size, 0);
+});
