@@ -9,6 +9,7 @@ import { loadKeys } from './keys.js';
 import { type Listening, Listeners } from './listener.js';
 import { openLimiter, openStore } from './open-backends.js';
 import { type AnimalStoreOptions, resolveOptions } from './options.js';
+import { readinessCheck } from './readiness.js';
 
 export type { AnimalStoreOptions };
 import { type OrderAccess, type PetAccess, typedAccess } from './typed-access.js';
@@ -57,10 +58,13 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     clock,
     logger,
     isAccepting: () => accepting,
-    checkReady: async () => {
-      await store.ping();
-      await limiter.ping();
-    },
+    checkReady: readinessCheck(
+      [
+        { name: 'the store', ping: () => store.ping() },
+        { name: 'the rate limiter', ping: () => limiter.ping() },
+      ],
+      warn,
+    ),
   });
   const listeners = new Listeners(settings, handler);
 
