@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
 import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
 import type { LimiterOptions } from '../limits/index.js';
+import { bufferLines } from '../buffered-lines.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
@@ -75,9 +76,11 @@ export async function runServe(
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
   // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, as
   // CONTRACT.md section 7 asks, so that they stand out from the access log.
+  // The access log is written in batches, one write per turn of the event loop (see buffered-lines.ts).
+  const stdout = bufferLines((chunk) => process.stdout.write(chunk));
   const logger = createLogger({
     level: options.logLevel ?? 'info',
-    write: (line) => process.stdout.write(line),
+    write: stdout.write,
     writeProblem: (line) => process.stderr.write(line),
     pretty: process.stdout.isTTY === true,
   });
