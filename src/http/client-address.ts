@@ -10,6 +10,8 @@ import { isIPv6 } from 'node:net';
  * IPv4-mapped IPv6 addresses (`::ffff:1.2.3.4`) are keyed as the IPv4 address.
  */
 export function addressKey(address: string): string {
+  // Most clients are IPv4: an address without a colon is no IPv6 one, and needs no parsing at all.
+  if (!address.includes(':')) return address;
   if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
   if (!isIPv6(address)) return address;
   const [head = '', tail = ''] = address.split('::');

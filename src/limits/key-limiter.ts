@@ -81,13 +81,14 @@ export class KeyLimiter {
     refill(minute, limits.perMinute, MINUTE_MS, nowMs);
     refill(day, limits.perDay, DAY_MS, nowMs);
     const policy = policyOf(state, limits);
-    const levels = (): { minute: BucketLevel; day: BucketLevel } => ({
-      minute: { tokens: minute.tokens, msUntilFull: msUntilFull(minute, limits.perMinute, MINUTE_MS) },
-      day: { tokens: day.tokens, msUntilFull: msUntilFull(day, limits.perDay, DAY_MS) },
-    });
 
     if (state.banEndMs > nowMs) {
-      return keyDecision({ outcome: 'banned', ...levels(), banLeftMs: state.banEndMs - nowMs }, limits, policy, wallMs);
+      return keyDecision(
+        { outcome: 'banned', ...levelsOf(minute, day, limits), banLeftMs: state.banEndMs - nowMs },
+        limits,
+        policy,
+        wallMs,
+      );
     }
     if (state.banEndMs !== NOT_BANNED) {
       // The ban is over: counting starts afresh, and the buckets refilled meanwhile as usual.
@@ -98,7 +99,7 @@ export class KeyLimiter {
     if (hasToken(minute) && hasToken(day)) {
       takeToken(minute);
       takeToken(day);
-      return keyDecision({ outcome: 'admitted', ...levels() }, limits, policy, wallMs);
+      return keyDecision({ outcome: 'admitted', ...levelsOf(minute, day, limits) }, limits, policy, wallMs);
     }
 
     // The next request succeeds once both buckets hold a whole token.
@@ -111,7 +112,7 @@ export class KeyLimiter {
       state.banEndMs = nowMs + this.#options.banMs;
       waitMs = Math.max(waitMs, this.#options.banMs);
     }
-    return keyDecision({ outcome: 'refused', ...levels(), waitMs }, limits, policy, wallMs);
+    return keyDecision({ outcome: 'refused', ...levelsOf(minute, day, limits), waitMs }, limits, policy, wallMs);
   }
 
   /**
@@ -210,4 +211,12 @@ function policyOf(state: KeyState, limits: Limits): string {
     state.policyPerDay = limits.perDay;
   }
   return state.policy;
+}
+
+/** Both buckets as the headers need them, after the refill and any token taken. */
+function levelsOf(minute: TokenBucket, day: TokenBucket, limits: Limits): { minute: BucketLevel; day: BucketLevel } {
+  return {
+    minute: { tokens: minute.tokens, msUntilFull: msUntilFull(minute, limits.perMinute, MINUTE_MS) },
+    day: { tokens: day.tokens, msUntilFull: msUntilFull(day, limits.perDay, DAY_MS) },
+  };
 }
