@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 // The command line: `animal-store serve` (the default), `animal-store keys ...`, `--version`.
-// Operator mistakes get one line naming the problem and the fix, and exit code 2.
+// Operator mistakes get one line naming the problem and the fix, and exit code 2; a runtime failure, or
+// something asked for that is not there, exit code 1.
 import { readFileSync } from 'node:fs';
 import { runKeys } from './cli/keys.js';
 import { runServe } from './cli/serve.js';
+import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
-const HELP = `Usage: animal-store <command> [options]
+const COMMANDS = ['serve', 'keys', 'bench'] as const;
+
+const HELP = `Usage: animal-store [command] [options]
 
 Commands:
   serve    Serve the API (the default command); animal-store serve --help
-  keys     Create, list and revoke API keys; animal-store keys --help
+  keys     Create, list, revoke and check API keys; animal-store keys --help
   bench    Load-test the API (autocannon-style); animal-store bench --help
 
-Options:
-  --version  Print the version.
-  --help     Show this help.
+Options (every command takes them):
+  -h, --help   Show the help of the command.
+  --version    Print the version.
 
 Examples:
   animal-store serve --port 8080 --data-dir ./data
@@ -24,6 +28,8 @@ Examples:
   animal-store bench --scenario list -c 10 -d 10s
   animal-store bench --url http://127.0.0.1:8080/v1 --key "$API_KEY" --scenario get
 
+${EXIT_CODES_HELP}
+
 bench runs from a clone of the repository: the package and the single executable leave it out.
 `;
 
@@ -31,7 +37,20 @@ const print = (text: string): void => {
   process.stdout.write(text);
 };
 
+/** Flags before a `--` (after it, everything is an argument). */
+function flagsOf(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
 async function main(argv: readonly string[]): Promise<void> {
+  // --version means the same after any command: the version of this one program.
+  if (flagsOf(argv).includes('--version')) {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    return print(`${version}\n`);
+  }
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve':
@@ -41,18 +60,14 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'bench':
       // Loaded on demand: serving never loads the bench code.
       return (await import('./cli/bench.js')).runBench(rest, process.env, print);
-    case '--version': {
-      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-        version: string;
-      };
-      return print(`${version}\n`);
-    }
     case '--help':
+    case '-h':
     case 'help':
       return print(HELP);
     default:
+      // Flags without a command are serve's (`animal-store --port 9000`).
       if (command.startsWith('-')) return runServe(argv, process.env, print);
-      throw new UsageError(`unknown command "${command}"; commands: serve, keys, bench (see animal-store --help)`);
+      throw unknownCommand(command, COMMANDS, 'animal-store');
   }
 }
 

@@ -22,7 +22,7 @@ export function assertKnownOptions(options: object, known: readonly string[], pr
 }
 
 /** Names that `name` is probably a slip for: one starts with the other, or a few edits apart (case aside). */
-function closestNames(name: string, known: readonly string[]): string[] {
+export function closestNames(name: string, known: readonly string[]): string[] {
   const lower = name.toLowerCase();
   // A third of the name's length: "dataDri" finds dataDir, "log" alone finds nothing by edits.
   const maxEdits = Math.max(1, Math.floor(name.length / 3));

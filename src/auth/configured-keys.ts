@@ -39,6 +39,14 @@ export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): K
     const where = `${source} entry ${index + 1}`;
     if (rest.length > 0)
       throw new TypeError(`${where} has too many ":" parts; write KEY:PLAN or KEY:enterprise:PER_MINUTE:PER_DAY`);
+    // Checked here too, so that the message names the variable the operator wrote, not a library option.
+    if (!PLAN_NAMES.includes(plan as PlanName))
+      throw new TypeError(`${where} has unknown plan ${JSON.stringify(plan)}; use free, pro, business or enterprise`);
+    if (!isWellFormedKey(key)) {
+      throw new TypeError(
+        `${where} has a key that is not ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / followed by any number of "="`,
+      );
+    }
     const spec: KeySpec = { key, plan: plan as PlanName, name: `${source} #${index + 1}` };
     if (perMinute !== undefined || perDay !== undefined) {
       if (!/^[1-9][0-9]*$/.test(perMinute ?? '') || !/^[1-9][0-9]*$/.test(perDay ?? '')) {

@@ -1,28 +1,32 @@
 // `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
 // A running service on the same directory picks changes up within a second.
-import { parseArgs } from 'node:util';
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { ApiKey } from '../auth/api-key.js';
 import { systemClock } from '../clock.js';
 import { KeyProblem, KeyService } from '../service/key-service.js';
-import { FileKeyTable } from '../store/embedded/key-file.js';
-import { DATA_DIR_MODE } from '../storage/open-journal.js';
+import { FileKeyTable, KEYS_FILE } from '../store/embedded/key-file.js';
 import { nodeFs } from '../storage/node-fs.js';
+import { DATA_DIR_MODE, DEFAULT_LOG_FILE } from '../storage/open-journal.js';
+import { parseCommandArgs, unknownCommand, EXIT_CODES_HELP } from './flags.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [options]
 
-  keys create --plan free|pro|business|enterprise [--per-minute N --per-day N] [--name LABEL]
-      Creates a key and prints it once; only its hash is stored. Enterprise needs both numbers.
+  keys create --plan free|pro|business|enterprise [--per-minute N --per-day N] [--name LABEL] [--init]
+      Creates a key and prints it once; only its hash is stored, in DIR/keys.json. Enterprise needs both
+      numbers. A directory that holds no store yet is refused (a mistyped --data-dir) unless --init.
   keys list [--json]
       Shows id, name, plan, limits, created and revoked times (never the key).
   keys revoke ID
-      Revokes a key; a running service refuses it within a second.
+      Revokes a key by its id (keys list shows them; keys check - finds the id of a key you hold); a
+      running service refuses it within a second. Revoking a revoked key changes nothing.
   keys check KEY | keys check -
       Says which key this is and whether it is active; exit code 1 when it is mistyped (a generated
       key's checksum or length is wrong), unknown to the keys file, or revoked. Nothing is contacted.
       With -, the key is read from standard input, so it stays out of the shell history and ps.
 
-Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data).
+Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data), -h/--help and --version.
 
 Examples:
   animal-store keys create --plan pro --name "mobile app"
@@ -30,6 +34,8 @@ Examples:
   animal-store keys list
   animal-store keys revoke key_1a2b3c4d
   printf '%s' "$ANIMAL_STORE_KEY" | animal-store keys check -
+
+${EXIT_CODES_HELP}
 `;
 
 function positiveInteger(text: string | undefined, flag: string): number | undefined {
@@ -40,21 +46,26 @@ function positiveInteger(text: string | undefined, flag: string): number | undef
 
 /** The flags of every keys subcommand (parseArgs infers their types from this one place). */
 function parseKeysArgs(args: readonly string[]) {
-  return parseArgs({
+  return parseCommandArgs(
     args,
-    options: {
+    {
       'data-dir': { type: 'string' },
       plan: { type: 'string' },
       'per-minute': { type: 'string' },
       'per-day': { type: 'string' },
       name: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean' },
+      init: { type: 'boolean' },
     },
-    allowPositionals: true,
-    strict: true,
-  });
+    'animal-store keys',
+    true,
+  );
 }
+
+const KEYS_COMMANDS = ['create', 'list', 'revoke', 'check'] as const;
+
+/** A key id as `keys create` makes them. */
+const KEY_ID = /^key_[0-9a-f]{8}$/;
 
 /** Runs a keys subcommand; prints to stdout. */
 export async function runKeys(
@@ -63,19 +74,46 @@ export async function runKeys(
   print: (text: string) => void,
 ): Promise<void> {
   const [command, ...rest] = argv;
-  const { values, positionals } = asUsage(() => parseKeysArgs(rest), 'animal-store keys');
-  if (values.help === true || command === undefined || command === '--help') {
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     print(KEYS_HELP);
     return;
   }
+  const { values, positionals } = parseKeysArgs(rest);
+  if (values.help === true) {
+    print(KEYS_HELP);
+    return;
+  }
+  if (!(KEYS_COMMANDS as readonly string[]).includes(command))
+    throw unknownCommand(command, KEYS_COMMANDS, 'animal-store keys');
   const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
+  if (!(command === 'create' && values.init === true)) await assertHoldsStore(dataDir, command);
   try {
     await keysCommand(command, values, positionals, dataDir, print);
   } catch (error) {
-    // A key that cannot be used is the answer of `keys check`, not a crash: one line, exit code 1.
+    // A key that cannot be used, or an id that names no key: the answer, not a crash; one line, exit code 1.
     if (error instanceof KeyProblem) throw new Error(error.message);
     throw dataDirUsageError(error, dataDir) ?? error;
   }
+}
+
+/**
+ * Refuses a data directory that holds no store (neither a keys file nor a log): a mistyped --data-dir
+ * would otherwise list nothing, or get a key that no running service ever sees. `keys create --init`
+ * starts a new directory on purpose.
+ */
+async function assertHoldsStore(dataDir: string, command: string): Promise<void> {
+  const exists = (name: string): Promise<boolean> =>
+    access(join(dataDir, name)).then(
+      () => true,
+      () => false,
+    );
+  const present = await Promise.all([exists(KEYS_FILE), exists(DEFAULT_LOG_FILE)]);
+  if (present.includes(true)) return;
+  const fix =
+    command === 'create'
+      ? 'pass --data-dir with the directory the service uses, or add --init to start a new one there'
+      : 'pass --data-dir with the directory the service uses';
+  throw new Error(`${resolve(dataDir)} holds no animal store (no ${KEYS_FILE}, no ${DEFAULT_LOG_FILE}); ${fix}`);
 }
 
 type KeysFlags = ReturnType<typeof parseKeysArgs>['values'];
@@ -107,7 +145,8 @@ async function keysCommand(
         throw error;
       });
       print(
-        `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n`,
+        `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n` +
+          `Its hash is in ${resolve(dataDir, KEYS_FILE)}; a service on that directory accepts it within a second.\n`,
       );
       return;
     }
@@ -128,10 +167,18 @@ async function keysCommand(
       const [id] = positionals;
       if (id === undefined || positionals.length > 1)
         throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
-      const revoked = await keys.revoke(id).catch((error: unknown) => {
-        if (error instanceof KeyProblem) throw new UsageError(error.message);
-        throw error;
-      });
+      // Never echo what was given if it is not an id: it may be the secret itself.
+      if (!KEY_ID.test(id)) {
+        throw new UsageError(
+          "keys revoke takes a key id such as key_1a2b3c4d, not the key itself; to find a key's id: printf '%s' \"$KEY\" | animal-store keys check -",
+        );
+      }
+      const before = (await keys.list()).find((entry) => entry.id === id);
+      if (before?.revokedAt != null) {
+        print(`Key ${id} was already revoked at ${before.revokedAt}; nothing changed.\n`);
+        return;
+      }
+      const revoked = await keys.revoke(id);
       print(`Revoked key ${revoked.id} at ${revoked.revokedAt}.\n`);
       return;
     }
@@ -148,7 +195,7 @@ async function keysCommand(
       return;
     }
     default:
-      throw new UsageError(`unknown keys command "${command}"; use create, list, revoke or check`);
+      throw unknownCommand(command, KEYS_COMMANDS, 'animal-store keys');
   }
 }
 

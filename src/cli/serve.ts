@@ -1,10 +1,18 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
-import { DEFAULT_SETTINGS, parseIntegerText, parseSettingText, SETTINGS, type Settings } from '../config.js';
+import {
+  DEFAULT_SETTINGS,
+  parseIntegerText,
+  parseSettingText,
+  type Setting,
+  SETTINGS,
+  type Settings,
+} from '../config.js';
 import type { LimiterOptions } from '../limits/index.js';
+import { resolveLimiterOptions } from '../limits/options.js';
+import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
 import { bufferLines } from '../buffered-lines.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
@@ -13,13 +21,37 @@ import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';
 
+/** Defaults as `animal-store serve` applies them: the library's, but for the data directory and the log level. */
+const SERVE_DEFAULTS: Settings = { ...DEFAULT_SETTINGS, dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
+
+/** A setting's default as a person would type it. */
+function defaultText(setting: Setting): string {
+  if ('limit' in setting) return String(resolveLimiterOptions()[setting.limit]);
+  const value = SERVE_DEFAULTS[setting.option];
+  if (setting.kind === 'date' && typeof value === 'number') return new Date(value).toISOString().slice(0, 10);
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  return String(value);
+}
+
+/** `--flag VALUE`, `--trust-proxy [true|false]` for a yes/no flag, `--durability always|interval|never` for a choice. */
+function flagUsage(setting: Setting): string {
+  if (setting.kind === 'boolean') return `${setting.flag} [true|false]`;
+  if (setting.kind === 'durability') return `${setting.flag} always|interval|never`;
+  if (setting.kind === 'logLevel') return `${setting.flag} LEVEL`;
+  return `${setting.flag} VALUE`;
+}
+
 export const SERVE_HELP = `Usage: animal-store serve [options]
 
 Serves the animal store API. Every option can also be set by its environment variable.
 
 Options:
-${SETTINGS.map((setting) => `  ${`${setting.flag} VALUE`.padEnd(30)} ${setting.description} [${setting.env}]`).join('\n')}
-  ${'--help'.padEnd(30)} Show this help.
+${SETTINGS.map(
+  (setting) =>
+    `  ${flagUsage(setting).padEnd(34)} ${setting.description} [${setting.env}; default ${defaultText(setting)}]`,
+).join('\n')}
+  ${'-h, --help'.padEnd(34)} Show this help.
+  ${'--version'.padEnd(34)} Print the version.
 
 Keys: ANIMAL_STORE_KEYS=KEY:PLAN,KEY:enterprise:PER_MINUTE:PER_DAY adds keys besides data/keys.json.
 SIGHUP reloads data/keys.json (it is also watched); SIGTERM and SIGINT stop gracefully.
@@ -28,6 +60,8 @@ Examples:
   animal-store serve
   animal-store serve --port 9000 --host 0.0.0.0 --data-dir /var/lib/animal-store
   ANIMAL_STORE_KEYS=my-long-secret-key-123:pro animal-store serve --durability interval
+
+${EXIT_CODES_HELP}
 `;
 
 /** Reads flags and environment into createAnimalStore options; a bad one throws a TypeError naming it. */
@@ -35,9 +69,9 @@ export function serveOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
-  const flags: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  const flags: Record<string, { type: 'string' }> = {};
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
-  const parsed = parseArgs({ args: withBareSwitches(argv), options: flags, strict: true, allowPositionals: false });
+  const parsed = parseCommandArgs(withBareSwitches(argv), flags, 'animal-store serve', false);
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
   const limits: LimiterOptions = {};

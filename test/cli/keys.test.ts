@@ -73,9 +73,10 @@ test('enterprise keys need both custom numbers; other plans take none', async ()
     ['create', '--plan', 'gold'],
     ['create'],
     ['create', '--plan', 'enterprise', '--per-minute', 'x', '--per-day', '1'],
-    ['revoke', 'key_00000000'],
     ['revoke'],
     ['rotate'],
+    ['create', '--plann', 'pro'],
+    ['create', '--name'],
   ]) {
     const result = await keys(...args);
     assert.equal(result.code, 2, `${args.join(' ')}: ${result.err}`);
@@ -102,13 +103,14 @@ test('keys --help shows every command with examples', async () => {
   }
 });
 
-test('keys create makes a missing data directory, private to its owner', async () => {
+test('keys create --init makes a missing data directory, private to its owner, and names the file it wrote', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'animal-store-keys-new-'));
   try {
     const dir = join(parent, 'nested', 'data');
-    const child = runCli(['keys', 'create', '--plan', 'pro', '--data-dir', dir]);
+    const child = runCli(['keys', 'create', '--plan', 'pro', '--init', '--data-dir', dir]);
     assert.equal(await child.exited, 0, child.stderr());
     assert.match(child.stdout(), /ask_[0-9A-Za-z]+/);
+    assert.ok(child.stdout().includes(join(dir, 'keys.json')), child.stdout());
     const file = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8')) as { keys: { plan: string }[] };
     assert.deepEqual(
       file.keys.map((key) => key.plan),
@@ -160,4 +162,50 @@ test('keys check tells an active key from a mistyped, unknown or revoked one, wi
   const revoked = await keys('check', key);
   assert.equal(revoked.code, 1);
   assert.match(revoked.err, new RegExp(`key ${id} was revoked at `));
+});
+
+test('a directory that holds no store is refused by every keys command (a mistyped --data-dir), exit code 1', async () => {
+  const typo = await mkdtemp(join(tmpdir(), 'animal-store-keys-typo-'));
+  try {
+    for (const args of [['list'], ['create', '--plan', 'pro'], ['revoke', 'key_00000000']]) {
+      const child = runCli(['keys', ...args, '--data-dir', typo]);
+      assert.equal(await child.exited, 1, args.join(' '));
+      assert.match(child.stderr(), /holds no animal store \(no keys\.json, no animals\.log\)/);
+      assert.equal(child.stdout(), '');
+    }
+    const created = runCli(['keys', 'create', '--plan', 'pro', '--data-dir', join(typo, 'never')]);
+    assert.equal(await created.exited, 1);
+    await assert.rejects(stat(join(typo, 'never')), 'nothing is created without --init');
+  } finally {
+    await rm(typo, { recursive: true, force: true });
+  }
+});
+
+test('keys revoke: an unknown id is exit code 1 like keys check, a second revoke changes nothing, a secret is never echoed', async () => {
+  const unknown = await keys('revoke', 'key_00000000');
+  assert.equal(unknown.code, 1, unknown.err);
+  assert.match(unknown.err, /no key has id "key_00000000"/);
+
+  const created = await keys('create', '--plan', 'free');
+  const key = /(ask_[0-9A-Za-z]{36})/.exec(created.out)?.[1] as string;
+  const id = /Created key (key_[0-9a-f]{8})/.exec(created.out)?.[1] as string;
+  const bySecret = await keys('revoke', key);
+  assert.equal(bySecret.code, 2);
+  assert.ok(!bySecret.err.includes(key) && !bySecret.out.includes(key), 'the secret is not printed back');
+  assert.match(bySecret.err, /keys check -/);
+
+  const first = await keys('revoke', id);
+  assert.equal(first.code, 0, first.err);
+  assert.match(first.out, /^Revoked key /);
+  const second = await keys('revoke', id);
+  assert.equal(second.code, 0, second.err);
+  assert.match(second.out, new RegExp(`^Key ${id} was already revoked at .*; nothing changed`));
+});
+
+test('a mistyped keys command or flag gets "did you mean"', async () => {
+  const command = await keys('lst');
+  assert.equal(command.code, 2);
+  assert.match(command.err, /unknown command "lst"; did you mean list\?/);
+  const flag = await keys('create', '--plann', 'pro');
+  assert.match(flag.err, /unknown option --plann; did you mean --plan\?/);
 });

@@ -120,11 +120,18 @@ test('an integer setting without a bound keeps its message', () => {
 
 test('--help lists every setting with its variable, the limiter ones included', () => {
   for (const setting of SETTINGS)
-    assert.match(SERVE_HELP, new RegExp(`^  ${setting.flag} VALUE +\\S.*\\[${setting.env}\\]$`, 'm'), setting.flag);
+    assert.match(
+      SERVE_HELP,
+      new RegExp(`^  ${setting.flag} \\S+ +\\S.*\\[${setting.env}; default [^\\]]+\\]$`, 'm'),
+      setting.flag,
+    );
   assert.match(
     SERVE_HELP,
     /--failed-auth-per-minute VALUE +Failed authentications \(401\) allowed per client address per minute/,
   );
+  assert.match(SERVE_HELP, /--trust-proxy \[true\|false\] .*; default false\]/, 'a yes/no flag shows its values');
+  assert.match(SERVE_HELP, /--data-dir VALUE .*; default \.\/data\]/, "the CLI's own defaults are shown");
+  assert.match(SERVE_HELP, /--ban-ms VALUE .*; default 900000\]/, 'limiter defaults are shown');
 });
 
 test('a yes/no flag given alone means true; with a value it takes the value', () => {

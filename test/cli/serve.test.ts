@@ -77,7 +77,7 @@ test('keys from ANIMAL_STORE_KEYS are accepted and no first key is made', async 
 test('bad flags and variables exit with code 2 and one line naming them', async () => {
   for (const [args, env, pattern] of [
     [['serve', '--port', 'abc'], {}, /--port must be a port number/],
-    [['serve', '--nope'], {}, /Unknown option '--nope'/],
+    [['serve', '--nope'], {}, /unknown option --nope \(see animal-store serve --help\)/],
     [['serve'], { ANIMAL_STORE_PORT: '99999' }, /ANIMAL_STORE_PORT must be a port number/],
     [['serve', '--durability', 'sometimes'], {}, /--durability must be always, interval or never/],
     [
@@ -179,7 +179,7 @@ test('an unusable data directory is exit code 2 with one line naming it and the 
     for (const { dir, pattern } of cases) {
       for (const args of [
         ['serve', '--port', '0', '--data-dir', dir],
-        ['keys', 'create', '--plan', 'free', '--data-dir', dir],
+        ['keys', 'create', '--plan', 'free', '--init', '--data-dir', dir],
       ]) {
         const child = runCli(args);
         assert.equal(await child.exited, 2, `${args.join(' ')}: ${child.stderr()}`);

@@ -96,7 +96,7 @@ test(
 
 test('the binary creates a key with keys create, and tells its version', { skip, timeout: 20_000 }, async () => {
   const dataDir = await mkdtemp(join(work, 'keys-'));
-  const created = start(['keys', 'create', '--plan', 'free', '--data-dir', dataDir]);
+  const created = start(['keys', 'create', '--plan', 'free', '--init', '--data-dir', dataDir]);
   assert.equal(await created.exited, 0, created.stderr());
   assert.match(created.stdout(), /Created key key_\S+ \(free: 60\/min, 1000\/day\)/);
   assert.match(created.stdout(), /^\s+ask_[A-Za-z0-9]+\s*$/m);
