@@ -2,6 +2,7 @@
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
 // Bad values are programmer or operator errors: they throw a TypeError naming the setting.
+import { availableParallelism } from 'node:os';
 import { isOrigin } from './origin.js';
 import type { LimiterOptions } from './limits/index.js';
 import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
@@ -20,7 +21,8 @@ type Kind =
   | 'durability'
   | 'boolean'
   | 'origins'
-  | 'logLevel';
+  | 'logLevel'
+  | 'workers';
 
 /** What every row of the table has. */
 interface SettingRow {
@@ -37,7 +39,23 @@ interface SettingRow {
  * option (`limit`: the rate limiter's tunables of CONTRACT.md §5, whose defaults and library-side
  * checks live in src/limits/options.ts).
  */
-export type Setting = SettingRow & ({ option: keyof Settings } | { limit: keyof LimiterOptions; kind: 'integer' });
+export type Setting = SettingRow &
+  (
+    | { option: keyof Settings }
+    | { limit: keyof LimiterOptions; kind: 'integer' }
+    | { serve: keyof ServeOnlySettings; kind: 'workers' }
+  );
+
+/** Settings of `animal-store serve` alone: how the process runs, which no library option means. */
+export interface ServeOnlySettings {
+  /** Processes serving the one port (node:cluster); 1 serves from the process started. */
+  workers: number;
+}
+
+export const SERVE_ONLY_DEFAULTS: ServeOnlySettings = { workers: 1 };
+
+/** Most workers settable: far past the cores of any one machine. */
+const MAX_WORKERS = 1024;
 
 /**
  * Longest refusal window and ban settable by flag or variable. A day is the longest period the
@@ -299,6 +317,14 @@ export const SETTINGS: readonly Setting[] = [
     max: MAX_ADDRESSES,
     description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).`,
   },
+  {
+    serve: 'workers',
+    flag: '--workers',
+    env: 'ANIMAL_STORE_WORKERS',
+    kind: 'workers',
+    max: MAX_WORKERS,
+    description: 'Processes serving the port (auto: one per core); more than 1 needs PostgreSQL and Redis.',
+  },
 ];
 
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
@@ -311,6 +337,10 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       return port;
     }
     case 'integer':
+      return parseIntegerText(text, source, setting.max);
+    case 'workers':
+      if (text === 'auto') return availableParallelism();
+      if (!/^[0-9]+$/.test(text)) throw new TypeError(`${source} must be a whole number or auto, not "${text}"`);
       return parseIntegerText(text, source, setting.max);
     case 'date': {
       const value = Date.parse(text);

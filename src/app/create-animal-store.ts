@@ -22,6 +22,8 @@ export interface AnimalStore {
   listen(options?: { port?: number; host?: string }): Promise<Listening>;
   /** Graceful stop: refuse new work, finish what is in flight, make the data durable, save limiter state, let go of the store. */
   close(): Promise<void>;
+  /** API requests being answered now: those a graceful stop waits for. */
+  inFlight(): number;
   /** The pets, typed: the API's own operations (validation, ids, durability, errors) without HTTP. */
   readonly pets: PetAccess;
   /** The orders (beta), typed, likewise. */
@@ -86,6 +88,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     handler,
     listen: (listenOptions) => listeners.listen(listenOptions),
     close,
+    inFlight: () => handler.inFlight(),
     ...typedAccess(service),
     settings,
     firstKey: keys.firstKey,

@@ -1,4 +1,5 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
+import cluster from 'node:cluster';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
@@ -6,6 +7,8 @@ import {
   DEFAULT_SETTINGS,
   parseIntegerText,
   parseSettingText,
+  SERVE_ONLY_DEFAULTS,
+  type ServeOnlySettings,
   type Setting,
   SETTINGS,
   type Settings,
@@ -17,6 +20,7 @@ import { bufferLines } from '../buffered-lines.js';
 import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
+import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';
@@ -27,6 +31,7 @@ const SERVE_DEFAULTS: Settings = { ...DEFAULT_SETTINGS, dataDir: DEFAULT_DATA_DI
 /** A setting's default as a person would type it. */
 function defaultText(setting: Setting): string {
   if ('limit' in setting) return String(resolveLimiterOptions()[setting.limit]);
+  if ('serve' in setting) return String(SERVE_ONLY_DEFAULTS[setting.serve]);
   const value = SERVE_DEFAULTS[setting.option];
   if (setting.kind === 'date' && typeof value === 'number') return new Date(value).toISOString().slice(0, 10);
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
@@ -38,6 +43,7 @@ function flagUsage(setting: Setting): string {
   if (setting.kind === 'boolean') return `${setting.flag} [true|false]`;
   if (setting.kind === 'durability') return `${setting.flag} always|interval|never`;
   if (setting.kind === 'logLevel') return `${setting.flag} LEVEL`;
+  if (setting.kind === 'workers') return `${setting.flag} N|auto`;
   return `${setting.flag} VALUE`;
 }
 
@@ -54,7 +60,8 @@ ${SETTINGS.map(
   ${'--version'.padEnd(34)} Print the version.
 
 Keys: ANIMAL_STORE_KEYS=KEY:PLAN,KEY:enterprise:PER_MINUTE:PER_DAY adds keys besides data/keys.json.
-SIGHUP reloads data/keys.json (it is also watched); SIGTERM and SIGINT stop gracefully.
+Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop gracefully; SIGUSR2 reloads
+data/keys.json (it is also watched). With --workers, signal the primary (the process started).
 
 Examples:
   animal-store serve
@@ -68,22 +75,30 @@ ${EXIT_CODES_HELP}
 export function serveOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
-): Partial<Settings> & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
+): Partial<Settings> & ServeOnlySettings & { keys: KeySpec[]; limits: LimiterOptions; help: boolean } {
   const flags: Record<string, { type: 'string' }> = {};
   for (const setting of SETTINGS) flags[setting.flag.slice(2)] = { type: 'string' };
   const parsed = parseCommandArgs(withBareSwitches(argv), flags, 'animal-store serve', false);
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const options: Partial<Settings> = { dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
   const limits: LimiterOptions = {};
+  const serveOnly: ServeOnlySettings = { ...SERVE_ONLY_DEFAULTS };
   for (const setting of SETTINGS) {
     const flag = values[setting.flag.slice(2)];
     const text = typeof flag === 'string' ? flag : env[setting.env];
     if (text === undefined) continue;
     const source = typeof flag === 'string' ? setting.flag : setting.env;
     if ('limit' in setting) limits[setting.limit] = parseIntegerText(text, source, setting.max);
+    else if ('serve' in setting) serveOnly[setting.serve] = parseSettingText(setting, text, source) as number;
     else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
-  return { ...options, keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''), limits, help: values.help === true };
+  return {
+    ...options,
+    ...serveOnly,
+    keys: parseKeysVariable(env.ANIMAL_STORE_KEYS ?? ''),
+    limits,
+    help: values.help === true,
+  };
 }
 
 const SWITCHES = new Set(SETTINGS.filter((setting) => setting.kind === 'boolean').map((setting) => setting.flag));
@@ -96,17 +111,25 @@ function withBareSwitches(argv: readonly string[]): string[] {
   });
 }
 
-/** Runs the service until SIGTERM or SIGINT. */
+/** The signals that stop the service: a terminal closing (SIGHUP) stops it like Ctrl-C (SIGINT) and SIGTERM. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/** The signal that reloads the keys file (SIGUSR1 is Node's own: it starts the inspector). */
+const RELOAD_SIGNAL = 'SIGUSR2';
+
+/** Runs the service until a stop signal: in this process, or in `--workers` processes under this one. */
 export async function runServe(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   print: (text: string) => void,
 ): Promise<void> {
-  const { help, ...options } = asUsage(() => serveOptions(argv, env), 'animal-store serve');
+  const { help, workers, ...options } = asUsage(() => serveOptions(argv, env), 'animal-store serve');
   if (help) {
     print(SERVE_HELP);
     return;
   }
+  // Refused before anything is opened or forked.
+  const refusal = workersRefusal({ ...options, workers });
+  if (refusal !== undefined) throw new UsageError(refusal);
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
   // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, as
   // CONTRACT.md section 7 asks, so that they stand out from the access log.
@@ -119,8 +142,20 @@ export async function runServe(
     pretty: process.stdout.isTTY === true,
   });
   // The port is tried before the data directory is touched: a start that cannot listen must not leave
-  // a first key behind that nobody was shown (issue 7: nothing half-created).
-  await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
+  // a first key behind that nobody was shown (issue 7: nothing half-created). A worker's primary tried it.
+  if (cluster.isPrimary) await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
+  if (cluster.isPrimary && workers > 1) {
+    const primary = runPrimary({
+      workers,
+      log: { info: (line) => logger.info(line), warn: (line) => logger.warn(line) },
+      print,
+      signals: STOP_SIGNALS,
+    });
+    const code = await primary.exited;
+    if (code === 0) print(`animal-store stopped: all ${workers} workers drained\n`);
+    stdout.flush();
+    process.exit(code);
+  }
   const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
@@ -141,26 +176,37 @@ export async function runServe(
       : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n` +
         `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
   // The directory in full, so the line says where the data is whatever the working directory was.
-  print(
-    `animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`,
-  );
+  const listening = `animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`;
+  // A worker's primary prints the line once every worker listens.
+  if (cluster.isWorker) process.send?.({ animalStore: 'listening', text: listening } satisfies ListeningMessage);
+  else print(listening);
+  const who = cluster.isWorker ? `animal-store worker pid ${process.pid}` : 'animal-store';
+  let stopping = false;
   const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    const drained = app.inFlight();
     app.close().then(
-      () => process.exit(0),
+      () => {
+        const saved = app.settings.dataDir === undefined ? '' : ', data saved';
+        print(`${who} stopped: ${drained} ${drained === 1 ? 'request' : 'requests'} drained${saved}\n`);
+        process.exit(0);
+      },
       (error: unknown) => {
-        process.stderr.write(`animal-store: error while stopping: ${(error as Error).message}\n`);
+        process.stderr.write(`${who}: error while stopping: ${(error as Error).message}\n`);
         process.exit(1);
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
   // Logged either way (success at info, failure at error), so an operator who sent the signal sees the outcome; a bad file keeps the keys in force.
-  process.on('SIGHUP', () => {
+  process.on(RELOAD_SIGNAL, () => {
     app.reloadKeys().then(
-      () => logger.info('keys file reloaded on SIGHUP'),
+      () => logger.info(`keys file reloaded on ${RELOAD_SIGNAL}`),
       (error: unknown) =>
-        logger.error(`keys file not reloaded on SIGHUP, the keys in force are kept: ${(error as Error).message}`),
+        logger.error(
+          `keys file not reloaded on ${RELOAD_SIGNAL}, the keys in force are kept: ${(error as Error).message}`,
+        ),
     );
   });
 }

@@ -40,9 +40,9 @@ const DATA_DIR_PROBLEMS: Readonly<Record<string, string>> = {
  * the error is of another kind: the operator fixes it with another --data-dir or a writable one.
  */
 export function dataDirUsageError(error: unknown, dir: string): UsageError | undefined {
-  if (!(error instanceof Error)) return undefined;
-  if (error.name === 'DataDirLockedError')
-    return new UsageError(`${error.message} Stop that process, or pass --data-dir with another directory.`);
+  // Another process owning the directory is no usage mistake: its message (naming that process's pid and
+  // what to do) is printed as it is, with exit code 1.
+  if (!(error instanceof Error) || error.name === 'DataDirLockedError') return undefined;
   const { code, path } = error as NodeJS.ErrnoException;
   const problem = code === undefined ? undefined : DATA_DIR_PROBLEMS[code];
   // Only errors on the directory, a file in it or a parent being created: another file's problem is

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { DEFAULT_SETTINGS, SETTINGS } from '../../src/config.js';
+import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS, SETTINGS } from '../../src/config.js';
 import { ERRORS } from '../../src/errors.js';
 import { resolveLimiterOptions } from '../../src/limits/index.js';
 
@@ -38,7 +38,12 @@ test("each configuration row has the setting's own meaning and, where it is one 
     assert.equal(meaning, setting.description, flag);
     const plain = /^`([^`]*)`$/.exec(shownDefault ?? '')?.[1];
     if (plain === undefined) continue; // "./data (CLI); memory (library)" and the like say more than one value
-    const value = 'limit' in setting ? limiterDefaults[setting.limit] : settingDefaults[setting.option];
+    const value =
+      'limit' in setting
+        ? limiterDefaults[setting.limit]
+        : 'serve' in setting
+          ? SERVE_ONLY_DEFAULTS[setting.serve]
+          : settingDefaults[setting.option];
     assert.equal(
       plain,
       setting.kind === 'date' ? new Date(value as number).toISOString().slice(0, 10) : String(value),

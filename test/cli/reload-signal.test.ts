@@ -1,4 +1,4 @@
-// SIGHUP to a real `animal-store serve`: the keys file is reloaded at once, and a damaged one keeps the keys in force.
+// SIGUSR2 to a real `animal-store serve`: the keys file is reloaded at once, and a damaged one keeps the keys in force.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,9 +28,9 @@ async function logged(child: Child, stream: 'stdout' | 'stderr', pattern: RegExp
   assert.fail(`no line matching ${pattern} on ${stream}: ${child[stream]()}`);
 }
 
-test('SIGHUP reloads the keys file, says so, and keeps the keys in force when the file is damaged', async (t) => {
-  if (process.platform === 'win32') return t.skip('no SIGHUP on Windows');
-  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-sighup-'));
+test('SIGUSR2 reloads the keys file, says so, and keeps the keys in force when the file is damaged', async (t) => {
+  if (process.platform === 'win32') return t.skip('no SIGUSR2 on Windows');
+  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-reload-'));
   const service = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
   try {
     const apiUrl = await waitForListening(service);
@@ -38,14 +38,14 @@ test('SIGHUP reloads the keys file, says so, and keeps the keys in force when th
     assert.equal(await created.exited, 0, created.stderr());
     const key = /(ask_[0-9A-Za-z]{36})/.exec(created.stdout())?.[1] as string;
 
-    service.process.kill('SIGHUP');
-    await logged(service, 'stdout', /"msg":"keys file reloaded on SIGHUP"/);
+    service.process.kill('SIGUSR2');
+    await logged(service, 'stdout', /"msg":"keys file reloaded on SIGUSR2"/);
     // The line is written after the reload finished: the new key works now, without waiting for the file watch.
     assert.equal(await statusWith(`${apiUrl}/pets`, key), 200);
 
     await writeFile(join(dataDir, 'keys.json'), '{"keys": [damaged');
-    service.process.kill('SIGHUP');
-    await logged(service, 'stderr', /"msg":"keys file not reloaded on SIGHUP, the keys in force are kept: /);
+    service.process.kill('SIGUSR2');
+    await logged(service, 'stderr', /"msg":"keys file not reloaded on SIGUSR2, the keys in force are kept: /);
     assert.equal(await statusWith(`${apiUrl}/pets`, key), 200, 'the keys in force are kept');
     assert.equal(service.process.exitCode, null, 'the service is still running');
   } finally {
