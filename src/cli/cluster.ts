@@ -59,6 +59,10 @@ export function replacementDelayMs(quickDeaths: number): number {
   return Math.min(100 * 2 ** (quickDeaths - 2), MAX_REPLACEMENT_DELAY_MS);
 }
 
+function workersText(count: number): string {
+  return count === 1 ? '1 worker' : `${count} workers`;
+}
+
 /** How long the workers have to drain after a stop signal before they are killed. */
 const STOP_BOUND_MS = 30_000;
 
@@ -132,7 +136,7 @@ export function runPrimary(options: PrimaryOptions): Primary {
         started = true;
         print(message.text);
         log.info(
-          `${count} workers listen on one port: pids ${[...slots].map((each) => each.worker.process.pid).join(', ')}`,
+          `${count === 1 ? '1 worker listens' : `${count} workers listen`} on one port: pids ${[...slots].map((each) => each.worker.process.pid).join(', ')}`,
         );
       }
     });
@@ -195,12 +199,12 @@ export function runPrimary(options: PrimaryOptions): Primary {
 
   function stop(): void {
     if (stopping) return;
-    log.info(`stopping ${slots.size} workers`);
+    log.info(`stopping ${workersText(slots.size)}`);
     stopAll();
   }
 
   for (const signal of signals) process.on(signal, stop);
-  log.info(`primary pid ${process.pid} starts ${count} workers`);
+  log.info(`primary pid ${process.pid} starts ${workersText(count)}`);
   for (let index = 0; index < count; index += 1) fork(undefined);
   return { exited, stop };
 }
