@@ -84,7 +84,7 @@ test('enterprise keys need both custom numbers; other plans take none', async ()
   }
 });
 
-test('reloadKeys picks up the file at once (what SIGHUP does)', async () => {
+test('reloadKeys picks up the file at once (what SIGUSR2 does)', async () => {
   const created = await keys('create', '--plan', 'free');
   const key = /(ask_[0-9A-Za-z]{36})/.exec(created.out)?.[1] as string;
   await server.app.reloadKeys();

@@ -195,22 +195,7 @@ test('an unusable data directory is exit code 2 with one line naming it and the 
   }
 });
 
-test('a data directory owned by a running service is exit code 2 naming the owner', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-owned-'));
-  const owner = runCli(['serve', '--port', '0', '--data-dir', dir]);
-  try {
-    await waitForListening(owner);
-    const second = runCli(['serve', '--port', '0', '--data-dir', dir]);
-    assert.equal(await second.exited, 2, second.stderr());
-    assert.match(second.stderr(), /already|another process/i);
-    assert.match(second.stderr(), /pass --data-dir with another directory/);
-    assert.equal(second.stderr().trim().split('\n').length, 1, second.stderr());
-  } finally {
-    owner.process.kill('SIGTERM');
-    await owner.exited;
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+// A data directory owned by a running service: test/cli/signals.test.ts (one line with the pid, exit 1).
 
 test('a torn last record is cut off with a warning on stderr naming the file and byte offset; access lines go to stdout', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'animal-store-cli-torn-'));
