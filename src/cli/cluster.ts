@@ -112,6 +112,7 @@ export function runPrimary(options: PrimaryOptions): Primary {
   let stopping = false;
   let quickDeaths = 0;
   let exitCode = 0;
+  let startText = '';
   let finish: (code: number) => void = () => {};
   const exited = new Promise<number>((resolve) => {
     finish = resolve;
@@ -130,11 +131,14 @@ export function runPrimary(options: PrimaryOptions): Primary {
     slot.worker.on('message', (message: unknown) => {
       if (!isListeningMessage(message) || slot.listening) return;
       slot.listening = true;
+      // The workers' lines are alike but for a note only one of them may carry (the first key it
+      // created, shown once): the longest is printed, so that such a note is never lost.
+      if (message.text.length > startText.length) startText = message.text;
       if (slot.replaces !== undefined)
         log.info(`worker pid ${slot.worker.process.pid} replaces pid ${slot.replaces} and listens`);
       if (!started && slots.size === count && [...slots].every((each) => each.listening)) {
         started = true;
-        print(message.text);
+        print(startText);
         log.info(
           `${count === 1 ? '1 worker listens' : `${count} workers listen`} on one port: pids ${[...slots].map((each) => each.worker.process.pid).join(', ')}`,
         );

@@ -12,11 +12,11 @@ import type { Child } from '../helpers/child.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('../helpers/cluster-worker.ts', import.meta.url));
 
-function primary(workers: number, env: NodeJS.ProcessEnv = {}): Child {
+function primary(workers: number, env: NodeJS.ProcessEnv = {}, detached = false): Child {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'test/helpers/cluster-primary.ts', JSON.stringify({ workers, exec: WORKER, args: [] })],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached },
   );
   let out = '';
   let err = '';
@@ -35,6 +35,15 @@ async function waitFor(read: () => string, pattern: RegExp, what: string): Promi
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   assert.fail(`${what}: nothing matched ${pattern} in ${read()}`);
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The pid of the worker that answers a request on a new connection. */
@@ -96,6 +105,27 @@ test(
       assert.deepEqual(drained.sort(), [replacement, workerPids[1] as number].sort(), 'every worker drained');
     } finally {
       child.process.kill('SIGKILL');
+    }
+  },
+);
+
+test(
+  'SIGHUP to the whole process group (a terminal closed) drains every worker; nothing is left running',
+  {
+    timeout: 60_000,
+  },
+  async (t) => {
+    if (process.platform === 'win32') return t.skip('no process groups on Windows');
+    const child = primary(2, {}, true);
+    const pgid = child.process.pid as number;
+    try {
+      await waitFor(child.stderr, /primary: 2 workers listen on one port/, 'start');
+      process.kill(-pgid, 'SIGHUP');
+      assert.equal(await child.exited, 0, child.stderr());
+      assert.equal([...child.stdout().matchAll(/drained by pid/g)].length, 2, child.stdout());
+      await waitFor(() => String(groupAlive(pgid)), /^false$/, 'every process of the group ends');
+    } finally {
+      if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
     }
   },
 );
