@@ -121,7 +121,7 @@ export async function runServe(
   // The port is tried before the data directory is touched: a start that cannot listen must not leave
   // a first key behind that nobody was shown (issue 7: nothing half-created).
   await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
-  const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
+  const app = await createAnimalStore({ ...options, logger, createFirstKey: true }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
