@@ -2,7 +2,7 @@
 // (without the secret) unless the program asked for it, and not created when it asks for none.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAnimalStore } from '../../src/app/create-animal-store.js';
+import { type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 import { createLogger } from '../../src/logger.js';
 
 function collectingLogger(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
@@ -24,11 +24,12 @@ test('with no key configured, the first key is created and a warning says where 
 });
 
 test('createFirstKey: true creates it quietly; false creates none; configured keys need none', async () => {
-  for (const [options, expectKey] of [
+  const cases: [AnimalStoreOptions, boolean][] = [
     [{ createFirstKey: true }, true],
     [{ createFirstKey: false }, false],
-    [{ keys: [{ key: 'a-configured-key-0123456789', plan: 'pro' as const }] }, false],
-  ] as const) {
+    [{ keys: [{ key: 'a-configured-key-0123456789', plan: 'pro' }] }, false],
+  ];
+  for (const [options, expectKey] of cases) {
     const { lines, logger } = collectingLogger();
     const app = await createAnimalStore({ ...options, logger });
     try {
