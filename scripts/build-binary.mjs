@@ -6,7 +6,7 @@
 // node binary and inject the blob into the copy with postject. Default output: dist/sea/animal-store.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -90,9 +90,14 @@ if (external.length > 0)
     `build-binary: warning: the bundle can require() ${external.join(', ')}, which node ${process.version} does not have; only code that never runs here may use them\n`,
   );
 
+// The /docs page's files (Swagger UI's) go into the executable as assets, under the names the service
+// reads them by (src/docs/docs-assets.ts): the binary serves the page with no node_modules beside it.
+const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png'];
+const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const assets = Object.fromEntries(DOCS_ASSET_FILES.map((name) => [name, join(swaggerDir, name)]));
 writeFileSync(
   configPath,
-  `${JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true }, null, 2)}\n`,
+  `${JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true, assets }, null, 2)}\n`,
 );
 execFileSync(process.execPath, ['--experimental-sea-config', configPath], { stdio: ['ignore', 'ignore', 'inherit'] });
 

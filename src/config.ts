@@ -98,6 +98,8 @@ export interface Settings {
   corsOrigins: string[];
   /** Lowest level logged: debug, info (with the access log), warn, error or silent. */
   logLevel: LogLevel;
+  /** Whether GET /docs serves the API reference page. */
+  docs: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -126,6 +128,7 @@ export const DEFAULT_SETTINGS: Settings = {
   corsOrigins: [],
   // Embedded, the host program logs; the CLI defaults to info (with the access log).
   logLevel: 'warn',
+  docs: true,
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -264,6 +267,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'debug, info (access log), warn, error or silent.',
   },
   {
+    option: 'docs',
+    flag: '--docs',
+    env: 'ANIMAL_STORE_DOCS',
+    kind: 'boolean',
+    description: 'Serve the API reference page at /docs (on or off).',
+  },
+  {
     option: 'compactMinRecords',
     flag: '--compact-min-records',
     env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS',
@@ -353,9 +363,9 @@ export function parseSettingText(setting: Setting, text: string, source: string)
         throw new TypeError(`${source} must be always, interval or never, not "${text}"`);
       return text;
     case 'boolean':
-      if (text === 'true' || text === '1' || text === '') return true;
-      if (text === 'false' || text === '0') return false;
-      throw new TypeError(`${source} must be true or false, not "${text}"`);
+      if (text === 'true' || text === '1' || text === 'on' || text === '') return true;
+      if (text === 'false' || text === '0' || text === 'off') return false;
+      throw new TypeError(`${source} must be true or false (or on or off), not "${text}"`);
     case 'logLevel':
       if (!(LOG_LEVELS as readonly string[]).includes(text))
         throw new TypeError(`${source} must be one of ${LOG_LEVELS.join(', ')}, not "${text}"`);

@@ -49,6 +49,14 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     await store.close();
     throw error;
   }
+  // A program that configured no key and did not ask for one is told that a key was made and where it
+  // is, rather than finding every request refused (401) with no idea why. The key itself is never logged.
+  if (keys.firstKey !== undefined && options.createFirstKey === undefined) {
+    warn(
+      'No API key was configured, so a first key (free plan) was created; its secret is in app.firstKey, ' +
+        'shown only this once. Pass keys: [...] to choose your own, or createFirstKey: false for none.',
+    );
+  }
   const service = createService(store, clock);
 
   let accepting = true;

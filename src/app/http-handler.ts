@@ -4,6 +4,8 @@ import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
 import { CorsPolicy } from '../http/cors.js';
 import { createDispatcher, type Dispatcher } from '../http/dispatch.js';
+import { DocsPage } from '../http/docs-page.js';
+import { readDocsAssets } from '../docs/docs-assets.js';
 import type { KeyLookup } from '../http/authorization.js';
 import type { Route } from '../http/route.js';
 import { Router } from '../http/router.js';
@@ -64,6 +66,7 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
     arrive: (scope, key) => service.idempotency.arrive(scope, key),
     openapiJson: JSON.stringify(buildOpenApi(settings)),
+    docs: settings.docs ? new DocsPage(readDocsAssets(), settings.basePath, 'animal-store API') : undefined,
     isAccepting: parts.isAccepting,
     checkReady: parts.checkReady,
     logError: (requestId, error) => {

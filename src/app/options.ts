@@ -13,7 +13,10 @@ import { assertKnownOptions } from '../option-names.js';
 export interface AnimalStoreOptions extends Partial<Settings> {
   /** Keys accepted besides those the store keeps (ANIMAL_STORE_KEYS uses this too). */
   keys?: KeySpec[];
-  /** Create (and report as `firstKey`) a key when none is configured. Default true with a data directory. */
+  /**
+   * Create (and report as `firstKey`) a key when no active key is configured (default true). Left
+   * undefined, a created key is also announced with a warning, so that it is never a silent surprise.
+   */
   createFirstKey?: boolean;
   clock?: Clock;
   limits?: LimiterOptions;

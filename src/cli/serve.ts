@@ -156,7 +156,7 @@ export async function runServe(
     stdout.flush();
     process.exit(code);
   }
-  const app = await createAnimalStore({ ...options, logger }).catch((error: unknown) => {
+  const app = await createAnimalStore({ ...options, logger, createFirstKey: true }).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });

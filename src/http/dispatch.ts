@@ -2,7 +2,7 @@
 //   operational routes (no key) → authentication (401) → rate limit (429) → route (404/405)
 //   → sunset (410) → input (400/413/415) → the operation.
 // Every API answer carries the limiter's headers; every answer carries X-Request-Id. The operational
-// routes (/healthz, /readyz, the OpenAPI document) need no key and count against no limit.
+// routes (/healthz, /readyz, the OpenAPI document, the /docs page) need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../auth/api-key.js';
 import type { Clock } from '../clock.js';
@@ -16,6 +16,7 @@ import { announcesBody, ClientGoneError, readJsonBody, skipBody } from './body.j
 import { clientAddress } from './client-address.js';
 import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
+import type { DocsPage } from './docs-page.js';
 import { countHeader } from './headers.js';
 import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
@@ -40,6 +41,8 @@ export interface DispatchContext {
   arrive(scope: string, key: string): Promise<Arrival>;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
+  /** The API reference page at /docs; undefined when it is turned off. */
+  docs?: DocsPage | undefined;
   /** False once a graceful stop has begun: /healthz and /readyz answer 503, and new API requests too. */
   isAccepting(): boolean;
   /** Resolves when every backing server (the store, the limiter's) can take work; rejects saying why not. */
@@ -281,6 +284,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       return;
     } else if (path === openapiPath) {
       answerOperational(req, res, headers, context.openapiJson);
+    } else if (context.docs?.has(path) === true) {
+      context.docs.answer(req, res, headers, path);
     } else if (path === basePath || (path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* "/" */) {
       void serveApi(req, res, headers, path, query, requestId, startedMs);
       return;

@@ -83,6 +83,14 @@ test(
       } finally {
         await client.close();
       }
+      // The /docs page's files are embedded: served with no node_modules beside the binary.
+      const origin = new URL(apiUrl).origin;
+      const page = await fetch(`${origin}/docs`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /swagger-ui-bundle\.js/);
+      const bundle = await fetch(`${origin}/docs/swagger-ui-bundle.js`);
+      assert.equal(bundle.status, 200);
+      assert.ok((await bundle.arrayBuffer()).byteLength > 100_000);
       child.process.kill('SIGTERM');
       assert.equal(await child.exited, 0);
       // The storage layer (a dynamic import in src/server.ts) made it into the bundle: the log is on disk.
