@@ -130,6 +130,25 @@ test(
   },
 );
 
+test('workers that keep dying young are replaced after a growing delay', { timeout: 60_000 }, async (t) => {
+  if (process.platform === 'win32') return t.skip('signals are POSIX');
+  const child = primary(2);
+  try {
+    const [, url] = await waitFor(child.stdout, /listening on (http:\/\/\S+)/, 'listening line');
+    await waitFor(child.stderr, /primary: 2 workers listen on one port/, 'start');
+    // Both crashes come within seconds of the workers' start (10 s is the bound of "young").
+    await request(`${url}/crash`, { reset: true }).catch(() => undefined);
+    await waitFor(child.stderr, /died \(exit code 1\); a replacement starts in 0 ms/, 'first death');
+    await waitFor(child.stderr, /replaces pid \d+ and listens/, 'first replacement');
+    await request(`${url}/crash`, { reset: true }).catch(() => undefined);
+    await waitFor(child.stderr, /died \(exit code 1\); a replacement starts in 100 ms/, 'second death');
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited, 0, child.stderr());
+  } finally {
+    child.process.kill('SIGKILL');
+  }
+});
+
 test(
   'a worker that cannot start stops the primary with its exit code, without retrying',
   {

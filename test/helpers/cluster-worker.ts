@@ -1,5 +1,5 @@
 // A tiny worker for the cluster primary's tests: answers every request with its pid, `/slow` after
-// 300 ms; says on stderr when a slow request arrived; on a stop signal stops taking connections, finishes
+// 300 ms, `/crash` by exiting 1; says on stderr when a slow request arrived; on a stop signal stops taking connections, finishes
 // what it serves, prints "drained by pid N" and exits 0. WORKER_FAIL=CODE makes it exit at start.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ const server = createServer((request, response) => {
     response.setHeader('connection', 'close');
     response.end(String(process.pid));
   };
+  if (request.url === '/crash') process.exit(1);
   if (request.url === '/slow') {
     process.stderr.write(`slow request at pid ${process.pid}\n`);
     setTimeout(answer, 300);
