@@ -96,7 +96,7 @@ export interface Settings {
   maxHeaderBytes: number;
   /** Origins allowed by CORS; none (CORS off) by default. */
   corsOrigins: string[];
-  /** Lowest level logged: debug, info (with the access log), warn, error or silent. */
+  /** Lowest level logged: info (with the access log), warn, error or silent. */
   logLevel: LogLevel;
   /** Whether GET /docs serves the API reference page. */
   docs: boolean;
@@ -264,7 +264,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--log-level',
     env: 'ANIMAL_STORE_LOG_LEVEL',
     kind: 'logLevel',
-    description: 'debug, info (access log), warn, error or silent.',
+    description: 'info (access log), warn, error or silent.',
   },
   {
     option: 'docs',

@@ -2,7 +2,7 @@
 // a terminal. The access log records request id, method, path (never the query: a key might be sent
 // there), status, duration and key id (never the key).
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export const LOG_LEVELS = ['info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** One line of the access log: never the key, never the query string (a key might be sent there). */
@@ -35,7 +35,7 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const RANK: Record<LogLevel, number> = { info: 20, warn: 30, error: 40, silent: 100 };
 
 /** A logger writing lines at or above `level`. */
 export function createLogger(options: LoggerOptions = {}): Logger {
