@@ -131,8 +131,8 @@ export async function runServe(
   const refusal = workersRefusal({ ...options, workers });
   if (refusal !== undefined) throw new UsageError(refusal);
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
-  // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, as
-  // CONTRACT.md section 7 asks, so that they stand out from the access log.
+  // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, so that
+  // they stand out from the access log.
   // The access log is written in batches, one write per turn of the event loop (see buffered-lines.ts).
   const stdout = bufferLines((chunk) => process.stdout.write(chunk));
   const logger = createLogger({
