@@ -44,12 +44,18 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /** Starts `command args` as the leader of a new process group, as a shell does for a terminal job. */
-function startGroup(command: string, args: string[]): { child: ChildProcess; out: () => string } {
+function startGroup(
+  command: string,
+  args: string[],
+): { child: ChildProcess; out: () => string; closed: Promise<unknown> } {
   const child = spawn(command, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Every process of the group holds these pipes: they close once the last one has exited and all it
+  // wrote has been read here.
+  const closed = once(child, 'close');
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return { child, out: () => out };
+  return { child, out: () => out, closed };
 }
 
 async function listeningPort(out: () => string): Promise<number> {
@@ -74,13 +80,14 @@ for (const [name, command, args] of [
     async (t) => {
       if (process.platform === 'win32') return t.skip('no process groups on Windows');
       const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-hup-'));
-      const { child, out } = startGroup(command, [...args, dataDir]);
+      const { child, out, closed } = startGroup(command, [...args, dataDir]);
       const pgid = child.pid as number;
       try {
         const port = await listeningPort(out);
         assert.ok(existsSync(join(dataDir, 'LOCK')));
         process.kill(-pgid, 'SIGHUP');
         await groupGone(pgid);
+        await closed;
         assert.match(out(), /animal-store stopped: 0 requests drained, data saved/);
         assert.ok(await portFree(port), 'the port is free');
         assert.ok(!existsSync(join(dataDir, 'LOCK')), 'the lock is released');
