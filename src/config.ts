@@ -22,7 +22,8 @@ type Kind =
   | 'boolean'
   | 'origins'
   | 'logLevel'
-  | 'workers';
+  | 'workers'
+  | 'databaseUrl';
 
 /** What every row of the table has. */
 interface SettingRow {
@@ -64,6 +65,8 @@ const MAX_WORKERS = 1024;
 const MAX_LIMITER_PERIOD_MS = 86_400_000;
 /** Most failed authentications an address may be allowed per minute: far past any real client's mistakes. */
 const MAX_FAILED_AUTH_PER_MINUTE = 100_000;
+/** Most PostgreSQL connections per instance: PostgreSQL's own default allows 100 in all. */
+const MAX_DATABASE_POOL_SIZE = 1000;
 /** Bound of the per-address table settable by flag or variable: at ~280 bytes an entry, about 280 MB. */
 const MAX_ADDRESSES = 1_000_000;
 
@@ -100,6 +103,10 @@ export interface Settings {
   logLevel: LogLevel;
   /** Whether GET /docs serves the API reference page. */
   docs: boolean;
+  /** A PostgreSQL connection URI: the store every instance shares; undefined keeps the embedded store. */
+  databaseUrl: string | undefined;
+  /** Connections of this instance's PostgreSQL pool. */
+  databasePoolSize: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -129,6 +136,8 @@ export const DEFAULT_SETTINGS: Settings = {
   // Embedded, the host program logs; the CLI defaults to info (with the access log).
   logLevel: 'warn',
   docs: true,
+  databaseUrl: undefined,
+  databasePoolSize: 10,
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -328,6 +337,21 @@ export const SETTINGS: readonly Setting[] = [
     description: `Client addresses the failed-auth limit keeps, least recently used dropped first (1 to ${MAX_ADDRESSES}).`,
   },
   {
+    option: 'databaseUrl',
+    flag: '--database-url',
+    env: 'ANIMAL_STORE_DATABASE_URL',
+    kind: 'databaseUrl',
+    description: 'PostgreSQL connection URI (postgres://user@host:5432/db): a store shared by every instance.',
+  },
+  {
+    option: 'databasePoolSize',
+    flag: '--database-pool-size',
+    env: 'ANIMAL_STORE_DATABASE_POOL_SIZE',
+    kind: 'integer',
+    max: MAX_DATABASE_POOL_SIZE,
+    description: 'Connections to PostgreSQL this instance keeps open at most.',
+  },
+  {
     serve: 'workers',
     flag: '--workers',
     env: 'ANIMAL_STORE_WORKERS',
@@ -394,10 +418,27 @@ export function parseSettingText(setting: Setting, text: string, source: string)
         );
       return origins;
     }
+    case 'databaseUrl':
+      if (!isDatabaseUrl(text))
+        throw new TypeError(
+          `${source} must be a postgres:// or postgresql:// address such as postgres://user@localhost:5432/animals`,
+        );
+      return text;
     case 'path':
     case 'string':
       if (text.length === 0) throw new TypeError(`${source} must not be empty`);
       return text;
+  }
+}
+
+/** A PostgreSQL connection URI (the password in it is never repeated in a message). */
+function isDatabaseUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'postgres:' || protocol === 'postgresql:';
+  } catch {
+    return false;
   }
 }
 
@@ -462,6 +503,7 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     'maxInFlight',
     'maxConnections',
     'maxHeaderBytes',
+    'databasePoolSize',
   ] as const) {
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1)
       throw new TypeError(`option ${name} must be a positive whole number`);
@@ -482,6 +524,11 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   }
   if (!LOG_LEVELS.includes(settings.logLevel))
     throw new TypeError(`option logLevel must be one of ${LOG_LEVELS.join(', ')}`);
+  if (settings.databaseUrl !== undefined && !isDatabaseUrl(settings.databaseUrl)) {
+    throw new TypeError(
+      'option databaseUrl must be a postgres:// or postgresql:// address such as "postgres://user@localhost:5432/animals"',
+    );
+  }
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

@@ -32,16 +32,18 @@ export async function loadKeys(table: KeyTable, options: KeyOptions): Promise<Se
   const ring = new KeyRing(options.fixedKeys, await table.list());
   let firstKey: string | undefined;
   if (ring.activeCount === 0 && options.createFirstKey) {
-    firstKey = generateKey();
-    await table.add({
+    const candidate = generateKey();
+    const added = await table.addIfNoneActive({
       id: newKeyId(),
       name: 'first key',
       plan: 'free',
       ...PLAN_LIMITS.free,
-      hash: hashKey(firstKey),
+      hash: hashKey(candidate),
       createdAt: new Date(options.clock.now()).toISOString(),
       revokedAt: null,
     });
+    // Another instance starting at the same moment may have made the first key: this one then shows none.
+    if (added) firstKey = candidate;
     ring.replaceStoredKeys(await table.list());
   }
   const reload = async (): Promise<void> => {

@@ -1,5 +1,6 @@
-// Which store and which limiter a configuration names, opened. With a data directory (or none, in
-// memory) the embedded store and the in-memory limiter, whose state file lives in the data directory.
+// Which store and which limiter a configuration names, opened. With a database URL the PostgreSQL store;
+// otherwise the embedded store in the data directory (or in memory without one). The in-memory limiter
+// keeps its state file in the data directory, if there is one.
 import { join, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
@@ -11,7 +12,12 @@ import type { Store } from '../store/store.js';
 export const LIMITER_STATE_FILE = 'limits.json';
 
 /** Opens the store the settings name. */
-export function openStore(settings: Settings, clock: Clock, warn: (line: string) => void): Promise<Store> {
+export async function openStore(settings: Settings, clock: Clock, warn: (line: string) => void): Promise<Store> {
+  if (settings.databaseUrl !== undefined) {
+    // Loaded only when asked for: the embedded default never loads the PostgreSQL driver.
+    const { openPostgresStore } = await import('../store/postgres/open-postgres-store.js');
+    return openPostgresStore({ databaseUrl: settings.databaseUrl, poolSize: settings.databasePoolSize, clock, warn });
+  }
   return openEmbeddedStore({
     dataDir: settings.dataDir === undefined ? undefined : resolve(settings.dataDir),
     clock,

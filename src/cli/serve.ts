@@ -21,6 +21,7 @@ import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
+import { describeDatabase } from '../store/postgres/faults.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';
@@ -92,6 +93,10 @@ export function serveOptions(
     else if ('serve' in setting) serveOnly[setting.serve] = parseSettingText(setting, text, source) as number;
     else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
+  // With PostgreSQL the data lives in the database; a data directory (for the rate limiter's state
+  // file) is used only when one is named.
+  if (options.databaseUrl !== undefined && values['data-dir'] === undefined && env.ANIMAL_STORE_DATA_DIR === undefined)
+    options.dataDir = undefined;
   return {
     ...options,
     ...serveOnly,
@@ -176,7 +181,7 @@ export async function runServe(
       : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n` +
         `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
   // The directory in full, so the line says where the data is whatever the working directory was.
-  const listening = `animal-store listening on ${apiUrl} (data in ${app.settings.dataDir === undefined ? 'memory' : resolve(app.settings.dataDir)})\n${firstKeyNote}`;
+  const listening = `animal-store listening on ${apiUrl} (data in ${whereDataLives(app.settings)})\n${firstKeyNote}`;
   // A worker's primary prints the line once every worker listens.
   if (cluster.isWorker) process.send?.({ animalStore: 'listening', text: listening } satisfies ListeningMessage);
   else print(listening);
@@ -188,7 +193,8 @@ export async function runServe(
     const drained = app.inFlight();
     app.close().then(
       () => {
-        const saved = app.settings.dataDir === undefined ? '' : ', data saved';
+        const saved =
+          app.settings.dataDir === undefined && app.settings.databaseUrl === undefined ? '' : ', data saved';
         print(`${who} stopped: ${drained} ${drained === 1 ? 'request' : 'requests'} drained${saved}\n`);
         process.exit(0);
       },
@@ -209,6 +215,12 @@ export async function runServe(
         ),
     );
   });
+}
+
+/** Where the data is, for the listening line: the database (never its password), the directory in full, or memory. */
+function whereDataLives(settings: Settings): string {
+  if (settings.databaseUrl !== undefined) return `PostgreSQL at ${describeDatabase(settings.databaseUrl)}`;
+  return settings.dataDir === undefined ? 'memory' : resolve(settings.dataDir);
 }
 
 /** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */

@@ -6,6 +6,7 @@
 // attempt that fails is not remembered, so a retry can succeed. The answer is remembered by the store in
 // the same atomic change as what it created, for 24 hours. Nothing here knows HTTP.
 import { randomBytes } from 'node:crypto';
+import type { Awaitable } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { IdempotencyRecord, IdempotencyTable } from '../store/store.js';
@@ -47,6 +48,11 @@ export class Idempotency {
     this.#clock = clock;
   }
 
+  #claim(scope: string, key: string, claimant: string): Awaitable<boolean> {
+    const nowMs = this.#clock.now();
+    return this.#table.claim(scope, key, claimant, nowMs, nowMs + CLAIM_LEASE_MS);
+  }
+
   /** Notes a request with `key` in `scope` (an API key and a route) as in flight, before its body is read. */
   async arrive(scope: string, key: string): Promise<Arrival> {
     const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
@@ -55,7 +61,7 @@ export class Idempotency {
       scope,
       key,
       claimant,
-      claimed: await table.claim(scope, key, claimant, this.#clock.now() + CLAIM_LEASE_MS),
+      claimed: await this.#claim(scope, key, claimant),
       leave: async () => {
         if (arrival.claimed) await table.release(scope, key, claimant);
       },
@@ -78,8 +84,7 @@ export class Idempotency {
     const { scope, key, claimant } = arrival;
     const fingerprint = bodyFingerprint(body);
     // The request that held the key when this one arrived may have finished while this body arrived.
-    if (!arrival.claimed)
-      arrival.claimed = await this.#table.claim(scope, key, claimant, this.#clock.now() + CLAIM_LEASE_MS);
+    if (!arrival.claimed) arrival.claimed = await this.#claim(scope, key, claimant);
     if (!arrival.claimed) {
       throw new ApiError(
         'conflict',

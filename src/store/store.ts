@@ -67,9 +67,9 @@ export interface IdempotencyTable {
   /**
    * Claims `(scope, key)` for the request `claimant` (a token unique to it) until it releases the claim
    * or `untilMs` (wall clock) passes, so that a claim of an instance that died does not last forever.
-   * False when another request holds it.
+   * False when another request holds a claim that is still alive at `nowMs`.
    */
-  claim(scope: string, key: string, claimant: string, untilMs: number): Awaitable<boolean>;
+  claim(scope: string, key: string, claimant: string, nowMs: number, untilMs: number): Awaitable<boolean>;
   /** Releases a claim this claimant holds; nothing otherwise. */
   release(scope: string, key: string, claimant: string): Awaitable<void>;
   /** The remembered answer of `(scope, key)`, unless there is none or it expired before `nowMs`. */
@@ -82,6 +82,11 @@ export interface KeyTable {
   list(): Promise<ApiKey[]>;
   /** Adds a new key; its id must not be in use. */
   add(record: ApiKey): Promise<void>;
+  /**
+   * Adds `record` unless some stored key is active, as one step: instances starting at once on an empty
+   * store make one first key between them, not one each. True when it was added.
+   */
+  addIfNoneActive(record: ApiKey): Promise<boolean>;
   /** Marks key `id` revoked at `revokedAt` (ISO time) unless it already is; the key as it is now, or undefined if there is no such key. */
   revoke(id: string, revokedAt: string): Promise<ApiKey | undefined>;
   /**

@@ -92,6 +92,13 @@ export class FileKeyTable implements KeyTable {
     await saveKeyFile(this.#dir, [...keys, record]);
   }
 
+  /** One process owns the data directory (its lock), so checking then adding is one step here. */
+  async addIfNoneActive(record: ApiKey): Promise<boolean> {
+    if ((await loadKeyFile(this.#dir)).some((key) => key.revokedAt === null)) return false;
+    await this.add(record);
+    return true;
+  }
+
   async revoke(id: string, revokedAt: string): Promise<ApiKey | undefined> {
     const keys = await loadKeyFile(this.#dir);
     const index = keys.findIndex((key) => key.id === id);

@@ -17,6 +17,12 @@ export class MemoryKeyTable implements KeyTable {
     this.#keys.push(record);
   }
 
+  async addIfNoneActive(record: ApiKey): Promise<boolean> {
+    if (this.#keys.some((key) => key.revokedAt === null)) return false;
+    await this.add(record);
+    return true;
+  }
+
   async revoke(id: string, revokedAt: string): Promise<ApiKey | undefined> {
     const index = this.#keys.findIndex((key) => key.id === id);
     const key = this.#keys[index];

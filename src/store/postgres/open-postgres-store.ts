@@ -1,0 +1,106 @@
+// Opening the PostgreSQL store: connect (a database that cannot be reached stops the start with one
+// line naming its address and the cause), bring the schema up to date, read the shared cursor secret,
+// and set up the pool every request uses.
+import pg from 'pg';
+import type { Clock } from '../../clock.js';
+import { describeDatabase } from './faults.js';
+import { PostgresIdempotencyTable, sweepExpired } from './idempotency-table.js';
+import { PostgresKeyTable } from './key-table.js';
+import { PostgresStore } from './postgres-store.js';
+import { migrate } from './schema.js';
+
+/** How long a statement may run before the server cancels it, so that no request hangs on the database. */
+export const STATEMENT_TIMEOUT_MS = 5000;
+/** How long a request waits for a connection (a new one, or a free one of the pool). */
+const CONNECT_TIMEOUT_MS = 5000;
+/** How often expired Idempotency-Key answers and abandoned claims are deleted. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** How to open a PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** A libpq connection URI: postgres://user:password@host:port/database?options. */
+  databaseUrl: string;
+  /** Connections of this instance's pool. */
+  poolSize: number;
+  clock: Clock;
+  warn: (line: string) => void;
+}
+
+/** The connection settings every connection of a store uses. */
+export function connectionConfig(databaseUrl: string): pg.ClientConfig {
+  return {
+    connectionString: databaseUrl,
+    application_name: 'animal-store',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    // The client gives up a little after the server should have: a server that no longer answers at all.
+    query_timeout: STATEMENT_TIMEOUT_MS + 2000,
+    // A transaction left open by a stuck client must not hold its row locks for long.
+    idle_in_transaction_session_timeout: 2 * STATEMENT_TIMEOUT_MS,
+    keepAlive: true,
+  };
+}
+
+/** The cause of a failed connection, as one short phrase. */
+export function causeOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return causeOf(error.errors[0]);
+  if (error instanceof Error) return error.message || (error as { code?: string }).code || error.name;
+  return String(error);
+}
+
+/** Opens a pool on the database, checked by a first connection, and brings the schema up to date. */
+export async function openPool(
+  databaseUrl: string,
+  poolSize: number,
+): Promise<{ pool: pg.Pool; cursorSecret: Buffer }> {
+  const pool = new pg.Pool({ ...connectionConfig(databaseUrl), max: poolSize, allowExitOnIdle: true });
+  // An idle connection that breaks (the server restarted) is dropped by the pool; the next query opens
+  // a new one. Without a listener, the error would end the process.
+  pool.on('error', () => {});
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot reach PostgreSQL at ${describeDatabase(databaseUrl)}: ${causeOf(error)}`);
+  }
+  try {
+    await migrate(client);
+    const { rows } = await client.query<{ value: string }>("SELECT value FROM settings WHERE name = 'cursor_secret'");
+    const cursorSecret = Buffer.from(rows[0]?.value ?? '', 'hex');
+    if (cursorSecret.length < 16)
+      throw new Error('the cursor secret in the settings table is damaged (expected 32 hex digits or more)');
+    client.release();
+    return { pool, cursorSecret };
+  } catch (error) {
+    client.release();
+    await pool.end().catch(() => {});
+    throw new Error(`PostgreSQL at ${describeDatabase(databaseUrl)}: ${causeOf(error)}`);
+  }
+}
+
+/** Opens the PostgreSQL store of `options.databaseUrl`. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const { databaseUrl, clock, warn } = options;
+  const { pool, cursorSecret } = await openPool(databaseUrl, options.poolSize);
+  const where = describeDatabase(databaseUrl);
+  const sweep = (): void => {
+    sweepExpired(pool, clock.now()).catch(() => {}); // The next sweep tries again.
+  };
+  sweep();
+  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  return new PostgresStore({
+    pool,
+    cursorSecret,
+    keys: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
+    idempotency: new PostgresIdempotencyTable(pool),
+    onAvailability: (available, cause) =>
+      warn(
+        available
+          ? `PostgreSQL at ${where} answers again`
+          : `PostgreSQL at ${where} cannot be reached (${cause}); API requests get 503 until it answers again`,
+      ),
+    onClose: async () => clearInterval(sweeper),
+  });
+}

@@ -1,0 +1,148 @@
+// The schema of the PostgreSQL store, as numbered migrations applied in order on start. Every start
+// runs `migrate`: it takes a transaction-scoped advisory lock, so instances starting at once apply each
+// migration exactly once (the others wait, then find it applied), and it records each version in
+// `schema_migrations` in the same transaction as the change itself (PostgreSQL's DDL is transactional),
+// so a start killed half-way leaves the schema as it was.
+import { randomBytes } from 'node:crypto';
+import type { ClientBase } from 'pg';
+import { ORDER_STATUSES } from '../../orders/schemas.js';
+import { PET_STATUSES } from '../../pets/schemas.js';
+
+/** Rows of the counts table: each write updates one, picked at random, so writers rarely wait for each other. */
+export const COUNT_SLOTS = 16;
+
+/** The counts table's column of each pet status and order status. */
+export const petCountColumn = (status: string): string => `pets_${status}`;
+export const orderCountColumn = (status: string): string => `orders_${status}`;
+
+/** The channel `NOTIFY` announces key changes on; see PostgresKeyTable. */
+export const KEYS_CHANNEL = 'animal_store_keys';
+
+/**
+ * The key of the advisory lock that serialises migrations: any fixed 64-bit number; this one spells
+ * "animal" in ASCII, so that it is recognisable in pg_locks.
+ */
+const MIGRATION_LOCK = '107014665707884';
+
+const countColumns = [...PET_STATUSES.map(petCountColumn), ...ORDER_STATUSES.map(orderCountColumn)];
+
+/** Each migration's statements; its version is its position plus one. Never edit one that shipped: add another. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE pets (
+    id          bigint PRIMARY KEY,
+    name        text   NOT NULL,
+    category_id bigint NOT NULL,
+    status      text   NOT NULL,
+    -- The pet's JSON as the API sends it, made once when it is written.
+    json        text   NOT NULL
+  );
+  CREATE INDEX pets_by_status ON pets (status, id);
+  CREATE SEQUENCE pet_ids AS bigint;
+
+  CREATE TABLE orders (
+    id         bigint PRIMARY KEY,
+    pet_id     bigint NOT NULL REFERENCES pets (id),
+    status     text   NOT NULL,
+    created_at text   NOT NULL,
+    json       text   NOT NULL
+  );
+  CREATE INDEX orders_by_status ON orders (status, id);
+  CREATE SEQUENCE order_ids AS bigint;
+
+  -- How many pets and orders are in each status, kept by every write in its own transaction, so that a
+  -- listing's total is a sum over ${COUNT_SLOTS} rows, never a count(*) over the table.
+  CREATE TABLE counts (
+    slot smallint PRIMARY KEY,
+    ${countColumns.map((column) => `${column} bigint NOT NULL DEFAULT 0`).join(',\n    ')}
+  );
+  INSERT INTO counts (slot) SELECT generate_series(0, ${COUNT_SLOTS - 1});
+
+  -- Answers remembered under an Idempotency-Key, with what they created.
+  CREATE TABLE idempotency_answers (
+    scope       text   NOT NULL,
+    key         text   NOT NULL,
+    fingerprint text   NOT NULL,
+    status      int    NOT NULL,
+    body        text   NOT NULL,
+    expires_at  bigint NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+  CREATE INDEX idempotency_answers_by_expiry ON idempotency_answers (expires_at);
+
+  -- Requests with an Idempotency-Key now in flight on some instance.
+  CREATE TABLE idempotency_claims (
+    scope     text   NOT NULL,
+    key       text   NOT NULL,
+    claimant  text   NOT NULL,
+    until_ms  bigint NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+
+  -- API keys: hashes only, never keys.
+  CREATE TABLE api_keys (
+    position   bigserial,
+    id         text   PRIMARY KEY,
+    name       text   NOT NULL,
+    plan       text   NOT NULL,
+    per_minute bigint NOT NULL,
+    per_day    bigint NOT NULL,
+    hash       text   NOT NULL UNIQUE,
+    created_at text   NOT NULL,
+    revoked_at text
+  );
+  CREATE FUNCTION notify_api_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('${KEYS_CHANNEL}', '');
+    RETURN NULL;
+  END $$;
+  -- Any change to the keys, by this service or by hand in psql, is announced to every instance.
+  CREATE TRIGGER api_keys_changed AFTER INSERT OR UPDATE OR DELETE ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys();
+
+  -- Settings every instance shares: the secret that signs paging cursors.
+  CREATE TABLE settings (
+    name  text PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
+];
+
+/** The schema version this code works with. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema to SCHEMA_VERSION; refuses a database a newer release has migrated. */
+export async function migrate(client: ClientBase): Promise<{ applied: number[] }> {
+  const applied: number[] = [];
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_migrations',
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `the database's schema is at version ${current}, newer than this release knows (${SCHEMA_VERSION}); run a newer animal-store`,
+      );
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version - 1] as string);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      applied.push(version);
+    }
+    // The cursor secret is made by the first instance and read by every other.
+    await client.query(
+      "INSERT INTO settings (name, value) VALUES ('cursor_secret', $1) ON CONFLICT (name) DO NOTHING",
+      [randomBytes(32).toString('hex')],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  return { applied };
+}
