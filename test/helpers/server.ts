@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
 import { QUIET_LOGGER } from '../../src/logger.js';
+import { CONTRACT_DATABASE_VARIABLE, createTestSchema } from './postgres.js';
 import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
@@ -22,6 +23,10 @@ export interface TestServer {
 export async function startServer(options: AnimalStoreOptions & { onDisk?: boolean } = {}): Promise<TestServer> {
   const { onDisk = false, ...rest } = options;
   const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'animal-store-test-')) : undefined;
+  // The contract suite on PostgreSQL: every service a test starts gets a fresh schema of its own.
+  const contractDatabase = process.env[CONTRACT_DATABASE_VARIABLE];
+  if (contractDatabase !== undefined && !onDisk && rest.dataDir === undefined && rest.databaseUrl === undefined)
+    rest.databaseUrl = await createTestSchema(contractDatabase);
   const app = await createAnimalStore({
     keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }],
     logger: QUIET_LOGGER,
