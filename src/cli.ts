@@ -8,13 +8,14 @@ import { runServe } from './cli/serve.js';
 import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
-const COMMANDS = ['serve', 'keys', 'bench'] as const;
+const COMMANDS = ['serve', 'keys', 'migrate', 'bench'] as const;
 
 const HELP = `Usage: animal-store [command] [options]
 
 Commands:
   serve    Serve the API (the default command); animal-store serve --help
   keys     Create, list, revoke and check API keys; animal-store keys --help
+  migrate  Copy an embedded store into PostgreSQL; animal-store migrate --help
   bench    Load-test the API (autocannon-style); animal-store bench --help
 
 Options (every command takes them):
@@ -57,6 +58,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return runServe(rest, process.env, print);
     case 'keys':
       return runKeys(rest, process.env, print);
+    case 'migrate':
+      return (await import('./cli/migrate.js')).runMigrate(rest, process.env, print);
     case 'bench':
       // Loaded on demand: serving never loads the bench code.
       return (await import('./cli/bench.js')).runBench(rest, process.env, print);

@@ -1,11 +1,15 @@
-// `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory.
-// A running service on the same directory picks changes up within a second.
+// `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory, or
+// on the keys table of a PostgreSQL store (--database-url). A running service on the same directory or
+// database picks changes up within a second.
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApiKey } from '../auth/api-key.js';
 import { systemClock } from '../clock.js';
 import { KeyProblem, KeyService } from '../service/key-service.js';
+import { parseSettingText, SETTINGS } from '../config.js';
 import { FileKeyTable, KEYS_FILE } from '../store/embedded/key-file.js';
+import { describeDatabase } from '../store/postgres/faults.js';
+import type { KeyTable } from '../store/store.js';
 import { nodeFs } from '../storage/node-fs.js';
 import { DATA_DIR_MODE, DEFAULT_LOG_FILE } from '../storage/open-journal.js';
 import { parseCommandArgs, unknownCommand, EXIT_CODES_HELP } from './flags.js';
@@ -26,7 +30,8 @@ export const KEYS_HELP = `Usage: animal-store keys <create|list|revoke|check> [o
       key's checksum or length is wrong), unknown to the keys file, or revoked. Nothing is contacted.
       With -, the key is read from standard input, so it stays out of the shell history and ps.
 
-Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data), -h/--help and --version.
+Every command takes --data-dir DIR (default ANIMAL_STORE_DATA_DIR, then ./data), or --database-url URL
+(default ANIMAL_STORE_DATABASE_URL) for the keys of a PostgreSQL store, -h/--help and --version.
 
 Examples:
   animal-store keys create --plan pro --name "mobile app"
@@ -50,6 +55,7 @@ function parseKeysArgs(args: readonly string[]) {
     args,
     {
       'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
       plan: { type: 'string' },
       'per-minute': { type: 'string' },
       'per-day': { type: 'string' },
@@ -85,15 +91,66 @@ export async function runKeys(
   }
   if (!(KEYS_COMMANDS as readonly string[]).includes(command))
     throw unknownCommand(command, KEYS_COMMANDS, 'animal-store keys');
+  const databaseUrl = values['database-url'] ?? (values['data-dir'] === undefined ? env.ANIMAL_STORE_DATABASE_URL : undefined);
+  if (databaseUrl !== undefined) {
+    if (values['data-dir'] !== undefined)
+      throw new UsageError('keys takes --data-dir or --database-url, not both: the keys live in one of them');
+    const table = await openDatabaseKeys(databaseUrl);
+    try {
+      await keysCommand(command, values, positionals, table, print);
+    } catch (error) {
+      if (error instanceof KeyProblem) throw new Error(error.message);
+      throw error;
+    } finally {
+      await table.close();
+    }
+    return;
+  }
   const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
   if (!(command === 'create' && values.init === true)) await assertHoldsStore(dataDir, command);
+  const where: KeysPlace = {
+    table: new FileKeyTable(dataDir),
+    prepare: () => nodeFs.mkdir(dataDir, DATA_DIR_MODE),
+    where: resolve(dataDir, KEYS_FILE),
+    readers: 'a service on that directory',
+    close: async () => {},
+  };
   try {
-    await keysCommand(command, values, positionals, dataDir, print);
+    await keysCommand(command, values, positionals, where, print);
   } catch (error) {
     // A key that cannot be used, or an id that names no key: the answer, not a crash; one line, exit code 1.
     if (error instanceof KeyProblem) throw new Error(error.message);
     throw dataDirUsageError(error, dataDir) ?? error;
   }
+}
+
+/** Where the keys a command works on live. */
+interface KeysPlace {
+  table: KeyTable;
+  /** Makes the place ready for a first key (the data directory created). */
+  prepare(): Promise<void>;
+  /** Where the hashes are, for people. */
+  where: string;
+  /** Who picks a change up. */
+  readers: string;
+  close(): Promise<void>;
+}
+
+/** The keys table of the PostgreSQL store at `databaseUrl` (its schema created or brought up to date). */
+async function openDatabaseKeys(databaseUrl: string): Promise<KeysPlace> {
+  const source = 'the database URL (--database-url or ANIMAL_STORE_DATABASE_URL)';
+  const urlSetting = SETTINGS.find((setting) => 'option' in setting && setting.option === 'databaseUrl');
+  if (urlSetting !== undefined) asUsage(() => parseSettingText(urlSetting, databaseUrl, source), 'animal-store keys');
+  const { openPool, connectionConfig } = await import('../store/postgres/open-postgres-store.js');
+  const { PostgresKeyTable } = await import('../store/postgres/key-table.js');
+  const { pool } = await openPool(databaseUrl, 1);
+  return {
+    table: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
+    prepare: async () => {},
+    where: `the api_keys table of PostgreSQL at ${describeDatabase(databaseUrl)}`,
+    readers: 'every service on that database',
+    close: () => pool.end(),
+  };
 }
 
 /**
@@ -122,10 +179,10 @@ async function keysCommand(
   command: string,
   values: KeysFlags,
   positionals: readonly string[],
-  dataDir: string,
+  place: KeysPlace,
   print: (text: string) => void,
 ): Promise<void> {
-  const keys = new KeyService(new FileKeyTable(dataDir), systemClock);
+  const keys = new KeyService(place.table, systemClock);
   switch (command) {
     case 'create': {
       if (values.plan === undefined)
@@ -139,14 +196,14 @@ async function keysCommand(
         }),
         'animal-store keys',
       );
-      await nodeFs.mkdir(dataDir, DATA_DIR_MODE);
+      await place.prepare();
       const { key, record } = await keys.create(request).catch((error: unknown) => {
         if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
         throw error;
       });
       print(
         `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n` +
-          `Its hash is in ${resolve(dataDir, KEYS_FILE)}; a service on that directory accepts it within a second.\n`,
+          `Its hash is in ${place.where}; ${place.readers} accepts it within a second.\n`,
       );
       return;
     }
@@ -188,7 +245,7 @@ async function keysCommand(
         throw new UsageError(
           'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
         );
-      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, `the keys file in ${dataDir}`);
+      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, place.where);
       print(
         `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,
       );
