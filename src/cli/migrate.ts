@@ -37,7 +37,11 @@ ${EXIT_CODES_HELP}
 const BATCH_ROWS = 5000;
 
 /** Runs the migrate command; prints a summary to stdout. */
-export async function runMigrate(argv: readonly string[], env: NodeJS.ProcessEnv, print: (text: string) => void): Promise<void> {
+export async function runMigrate(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  print: (text: string) => void,
+): Promise<void> {
   const { values } = parseCommandArgs(
     argv,
     { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } },
@@ -48,15 +52,21 @@ export async function runMigrate(argv: readonly string[], env: NodeJS.ProcessEnv
   const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
   const databaseUrl = values['database-url'] ?? env.ANIMAL_STORE_DATABASE_URL;
   if (databaseUrl === undefined)
-    throw new UsageError('migrate needs --database-url postgres://… (the database to copy into; see animal-store migrate --help)');
+    throw new UsageError(
+      'migrate needs --database-url postgres://… (the database to copy into; see animal-store migrate --help)',
+    );
   const urlSetting = SETTINGS.find((setting) => 'option' in setting && setting.option === 'databaseUrl');
-  if (urlSetting !== undefined) asUsage(() => parseSettingText(urlSetting, databaseUrl, '--database-url'), 'animal-store migrate');
+  if (urlSetting !== undefined)
+    asUsage(() => parseSettingText(urlSetting, databaseUrl, '--database-url'), 'animal-store migrate');
   const { JOURNAL_FILE, openEmbeddedStore } = await import('../store/embedded/open-embedded-store.js');
   const holdsStore = await access(join(dataDir, JOURNAL_FILE)).then(
     () => true,
     () => false,
   );
-  if (!holdsStore) throw new Error(`${resolve(dataDir)} holds no animal store (no ${JOURNAL_FILE}); pass the --data-dir the service uses`);
+  if (!holdsStore)
+    throw new Error(
+      `${resolve(dataDir)} holds no animal store (no ${JOURNAL_FILE}); pass the --data-dir the service uses`,
+    );
   const source = await openEmbeddedStore({
     dataDir,
     clock: systemClock,
@@ -85,7 +95,9 @@ export async function runMigrate(argv: readonly string[], env: NodeJS.ProcessEnv
   }
 }
 
-type EmbeddedState = Awaited<ReturnType<typeof import('../store/embedded/open-embedded-store.js').openEmbeddedStore>>['state'];
+type EmbeddedState = Awaited<
+  ReturnType<typeof import('../store/embedded/open-embedded-store.js').openEmbeddedStore>
+>['state'];
 type ApiKeys = Awaited<ReturnType<import('../store/store.js').KeyTable['list']>>;
 
 /** How many rows of each kind were copied. */
@@ -190,7 +202,11 @@ async function copyInto(pool: pg.Pool, state: EmbeddedState, keys: ApiKeys, curs
 }
 
 /** Sends `items` in batches of BATCH_ROWS, each as one statement. */
-async function insertBatches<T>(client: pg.PoolClient, items: readonly T[], statement: (batch: readonly T[]) => pg.QueryConfig): Promise<void> {
+async function insertBatches<T>(
+  client: pg.PoolClient,
+  items: readonly T[],
+  statement: (batch: readonly T[]) => pg.QueryConfig,
+): Promise<void> {
   for (let start = 0; start < items.length; start += BATCH_ROWS) {
     await client.query(statement(items.slice(start, start + BATCH_ROWS)));
   }

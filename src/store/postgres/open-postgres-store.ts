@@ -87,7 +87,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const sweep = (): void => {
     sweepExpired(pool, clock.now()).catch(() => {}); // The next sweep tries again.
   };
-  sweep();
+  await sweepExpired(pool, clock.now()).catch(() => {});
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
   return new PostgresStore({
