@@ -71,7 +71,7 @@ test(
     const [a, b] = [serve(url, false), serve(url, false)];
     const [urlA, urlB] = await Promise.all([waitForListening(a), waitForListening(b)]);
     const firstKeys = [a, b]
-      .map((child) => /Created a first API key[\s\S]*?\n\n  (\S+)/.exec(child.stdout())?.[1])
+      .map((child) => /Created a first API key[\s\S]*?\n\n {2}(\S+)/.exec(child.stdout())?.[1])
       .filter((key) => key !== undefined);
     assert.equal(firstKeys.length, 1, `one first key between them, not ${firstKeys.length}`);
     const firstKey = firstKeys[0] as string;
@@ -147,7 +147,7 @@ test(
     // A key created by the CLI against the database is accepted by both; revoked, refused by both.
     const created = runCli(['keys', 'create', '--plan', 'pro', '--database-url', url]);
     assert.equal(await created.exited, 0, created.stderr());
-    const newKey = /\n\n  (\S+)\n/.exec(created.stdout())?.[1] as string;
+    const newKey = /\n\n {2}(\S+)\n/.exec(created.stdout())?.[1] as string;
     const id = /Created key (key_[0-9a-f]+)/.exec(created.stdout())?.[1] as string;
     const waitFor = async (status: number): Promise<void> => {
       for (const apiUrl of [urlA, urlB]) {
