@@ -92,7 +92,8 @@ export async function runKeys(
   if (!(KEYS_COMMANDS as readonly string[]).includes(command))
     throw unknownCommand(command, KEYS_COMMANDS, 'animal-store keys');
   const databaseUrl =
-    values['database-url'] ?? (values['data-dir'] === undefined ? env.ANIMAL_STORE_DATABASE_URL : undefined);
+    values['database-url'] ??
+    (values['data-dir'] === undefined ? env.ANIMAL_STORE_DATABASE_URL || undefined : undefined);
   if (databaseUrl !== undefined) {
     if (values['data-dir'] !== undefined)
       throw new UsageError('keys takes --data-dir or --database-url, not both: the keys live in one of them');

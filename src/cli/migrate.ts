@@ -50,7 +50,8 @@ export async function runMigrate(
   );
   if (values.help === true) return print(MIGRATE_HELP);
   const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
-  const databaseUrl = values['database-url'] ?? env.ANIMAL_STORE_DATABASE_URL;
+  // An empty variable is as good as none (a shell's `VAR= command`).
+  const databaseUrl = values['database-url'] ?? (env.ANIMAL_STORE_DATABASE_URL || undefined);
   if (databaseUrl === undefined)
     throw new UsageError(
       'migrate needs --database-url postgres://… (the database to copy into; see animal-store migrate --help)',
