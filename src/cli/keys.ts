@@ -114,6 +114,7 @@ export async function runKeys(
     table: new FileKeyTable(dataDir),
     prepare: () => nodeFs.mkdir(dataDir, DATA_DIR_MODE),
     where: resolve(dataDir, KEYS_FILE),
+    name: `the keys file in ${dataDir}`,
     readers: 'a service on that directory',
     close: async () => {},
   };
@@ -133,6 +134,8 @@ interface KeysPlace {
   prepare(): Promise<void>;
   /** Where the hashes are, for people. */
   where: string;
+  /** The key table as `keys check` names it: "the keys file in ./data". */
+  name: string;
   /** Who picks a change up. */
   readers: string;
   close(): Promise<void>;
@@ -150,6 +153,7 @@ async function openDatabaseKeys(databaseUrl: string): Promise<KeysPlace> {
     table: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
     prepare: async () => {},
     where: `the api_keys table of PostgreSQL at ${describeDatabase(databaseUrl)}`,
+    name: `the api_keys table of PostgreSQL at ${describeDatabase(databaseUrl)}`,
     readers: 'every service on that database',
     close: () => pool.end(),
   };
@@ -247,7 +251,7 @@ async function keysCommand(
         throw new UsageError(
           'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
         );
-      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, place.where);
+      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, place.name);
       print(
         `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,
       );
