@@ -23,7 +23,9 @@ type Kind =
   | 'origins'
   | 'logLevel'
   | 'workers'
-  | 'databaseUrl';
+  | 'databaseUrl'
+  | 'redisUrl'
+  | 'limiterUnavailable';
 
 /** What every row of the table has. */
 interface SettingRow {
@@ -107,6 +109,12 @@ export interface Settings {
   databaseUrl: string | undefined;
   /** Connections of this instance's PostgreSQL pool. */
   databasePoolSize: number;
+  /** A Redis URL: rate limits shared by every instance; undefined keeps them in this process's memory. */
+  redisUrl: string | undefined;
+  /** Put before every Redis key, so that several deployments can share one Redis. */
+  redisPrefix: string;
+  /** While Redis cannot be reached: `closed` answers 503, `open` serves without limits. */
+  limiterUnavailable: 'closed' | 'open';
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -138,6 +146,9 @@ export const DEFAULT_SETTINGS: Settings = {
   docs: true,
   databaseUrl: undefined,
   databasePoolSize: 10,
+  redisUrl: undefined,
+  redisPrefix: 'animal-store:',
+  limiterUnavailable: 'closed',
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -352,6 +363,27 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Connections to PostgreSQL this instance keeps open at most.',
   },
   {
+    option: 'redisUrl',
+    flag: '--redis-url',
+    env: 'ANIMAL_STORE_REDIS_URL',
+    kind: 'redisUrl',
+    description: 'Redis URL (redis://host:6379): rate limits shared by every instance.',
+  },
+  {
+    option: 'redisPrefix',
+    flag: '--redis-prefix',
+    env: 'ANIMAL_STORE_REDIS_PREFIX',
+    kind: 'string',
+    description: 'Put before every Redis key, so that deployments can share one Redis.',
+  },
+  {
+    option: 'limiterUnavailable',
+    flag: '--limiter-unavailable',
+    env: 'ANIMAL_STORE_LIMITER_UNAVAILABLE',
+    kind: 'limiterUnavailable',
+    description: 'While Redis cannot be reached: closed answers 503, open serves without limits.',
+  },
+  {
     serve: 'workers',
     flag: '--workers',
     env: 'ANIMAL_STORE_WORKERS',
@@ -418,6 +450,13 @@ export function parseSettingText(setting: Setting, text: string, source: string)
         );
       return origins;
     }
+    case 'redisUrl':
+      if (!isRedisUrl(text))
+        throw new TypeError(`${source} must be a redis:// or rediss:// address such as redis://localhost:6379`);
+      return text;
+    case 'limiterUnavailable':
+      if (text !== 'closed' && text !== 'open') throw new TypeError(`${source} must be closed or open, not "${text}"`);
+      return text;
     case 'databaseUrl':
       if (!isDatabaseUrl(text))
         throw new TypeError(
@@ -437,6 +476,17 @@ function isDatabaseUrl(value: unknown): value is string {
   try {
     const { protocol } = new URL(value);
     return protocol === 'postgres:' || protocol === 'postgresql:';
+  } catch {
+    return false;
+  }
+}
+
+/** A Redis URL (the password in it is never repeated in a message). */
+function isRedisUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'redis:' || protocol === 'rediss:';
   } catch {
     return false;
   }
@@ -529,6 +579,13 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
       'option databaseUrl must be a postgres:// or postgresql:// address such as "postgres://user@localhost:5432/animals"',
     );
   }
+  if (settings.redisUrl !== undefined && !isRedisUrl(settings.redisUrl)) {
+    throw new TypeError('option redisUrl must be a redis:// or rediss:// address such as "redis://localhost:6379"');
+  }
+  if (typeof settings.redisPrefix !== 'string')
+    throw new TypeError('option redisPrefix must be a string such as "animal-store:"');
+  if (settings.limiterUnavailable !== 'closed' && settings.limiterUnavailable !== 'open')
+    throw new TypeError('option limiterUnavailable must be "closed" or "open"');
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

@@ -41,11 +41,13 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const warn = (line: string): void => logger.warn(line);
   const store = await openStore(settings, clock, warn);
   let keys: Awaited<ReturnType<typeof loadKeys>>;
-  let limiter: Awaited<ReturnType<typeof openLimiter>>;
+  let limiter: Awaited<ReturnType<typeof openLimiter>> | undefined;
   try {
-    limiter = await openLimiter(settings, clock, limits);
+    limiter = await openLimiter(settings, clock, limits, warn);
     keys = await loadKeys(store.keys, { fixedKeys, createFirstKey, clock, limiter, warn });
   } catch (error) {
+    // Nothing opened is left open: a connection to Redis or PostgreSQL would keep the process alive.
+    await limiter?.close().catch(() => {});
     await store.close();
     throw error;
   }

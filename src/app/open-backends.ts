@@ -1,6 +1,7 @@
 // Which store and which limiter a configuration names, opened. With a database URL the PostgreSQL store;
-// otherwise the embedded store in the data directory (or in memory without one). The in-memory limiter
-// keeps its state file in the data directory, if there is one.
+// otherwise the embedded store in the data directory (or in memory without one). With a Redis URL the
+// limiter shared through Redis; otherwise the in-memory one, which keeps its state file in the data
+// directory, if there is one.
 import { join, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
@@ -33,7 +34,19 @@ export async function openLimiter(
   settings: Settings,
   clock: Clock,
   options: LimiterOptions | undefined,
+  warn: (line: string) => void,
 ): Promise<Limiter> {
+  if (settings.redisUrl !== undefined) {
+    // Loaded only when asked for: the default never loads the Redis client. Its state lives in Redis.
+    const { openRedisLimiter } = await import('../limits/redis/open-redis-limiter.js');
+    return openRedisLimiter({
+      redisUrl: settings.redisUrl,
+      prefix: settings.redisPrefix,
+      unavailable: settings.limiterUnavailable,
+      limits: options,
+      warn,
+    });
+  }
   if (settings.dataDir === undefined) return new MemoryLimiter(clock, options);
   return MemoryLimiter.open(clock, options, join(resolve(settings.dataDir), LIMITER_STATE_FILE));
 }
