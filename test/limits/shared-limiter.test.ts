@@ -4,7 +4,7 @@
 // failed-authentication bucket. Then what only Redis has: every key it writes expires once it no
 // longer matters.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { type Decision, type Limiter, MemoryLimiter, PLAN_LIMITS } from '../../src/limits/index.js';
 import { openRedisLimiter } from '../../src/limits/redis/open-redis-limiter.js';
@@ -114,7 +114,7 @@ test(
   'every key in Redis expires once it no longer matters; nothing grows without bound',
   { skip, timeout: 30_000 },
   async () => {
-    const { redis, prefix, clock } = await pair({
+    const { redis, prefix } = await pair({
       failedAuthCapacity: 2,
       failedAuthWindowMs: 200,
       refusalWindowMs: 500,
