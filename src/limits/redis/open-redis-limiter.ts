@@ -44,14 +44,19 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
     // Reconnect for ever, a little later each time, at most every 2 s.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });
-  // Errors surface through the commands; without a listener, ioredis would print each one.
-  redis.on('error', () => {});
+  // Errors surface through the commands; without a listener, ioredis would print each one. The last
+  // one is kept: it names the cause (ECONNREFUSED, a DNS failure) where a failed connect says only
+  // that the connection closed.
+  let lastError: Error | undefined;
+  redis.on('error', (error: Error) => {
+    lastError = error;
+  });
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${where}: ${(error as Error).message}`);
+    throw new Error(`cannot reach Redis at ${where}: ${(lastError ?? (error as Error)).message}`);
   }
   return new RedisLimiter({
     redis,
