@@ -1,0 +1,127 @@
+// `--workers 2` on PostgreSQL and Redis: two processes serve one port; a free key gets its 60 requests a
+// minute between them, not 60 each; a worker killed with SIGKILL under a write load is replaced, and
+// every create that was answered 201 is kept.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, test } from 'node:test';
+import { Agent, request } from 'undici';
+import { runCli } from '../helpers/child.js';
+import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
+import { freshPrefix, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
+
+const KEY = 'workers-shared-key-0123456789';
+const FREE_KEY = 'workers-shared-free-0123456789';
+const skip = (await postgresSkipReason()) ?? (await redisSkipReason());
+let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+before(async () => {
+  if (skip === undefined) database = await createTestDatabase();
+});
+after(async () => {
+  await database?.drop();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = pattern.exec(read());
+    if (match !== null) return match;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.fail(`nothing matched ${pattern} in ${read()}`);
+}
+
+test(
+  'two workers on PostgreSQL and Redis: limits shared, a SIGKILLed worker replaced, no answered create lost',
+  { skip, timeout: 120_000 },
+  async () => {
+    const port = await freePort();
+    const child = runCli(
+      [
+        'serve',
+        '--workers',
+        '2',
+        '--port',
+        String(port),
+        '--database-url',
+        (database as { url: string }).url,
+        '--redis-url',
+        TEST_REDIS_URL,
+        '--redis-prefix',
+        freshPrefix(),
+      ],
+      { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000,${FREE_KEY}:free` },
+    );
+    // The primary's lines: information on stdout (JSON lines), warnings on stderr.
+  const output = (): string => child.stdout() + child.stderr();
+  // Fresh connections for each request, so the kernel deals them to both workers.
+    const agent = new Agent({ pipelining: 0 });
+    try {
+      const [, apiUrl] = await waitFor(child.stdout, /animal-store listening on (http:\/\/\S+)/);
+      const [, pids] = await waitFor(output, /2 workers listen on one port: pids (\d+, \d+)/);
+      const [victim] = (pids as string).split(', ').map(Number);
+
+      const statuses: number[] = [];
+      for (let i = 0; i < 62; i++) {
+        const response = await request(`${apiUrl}/pets`, {
+          headers: { authorization: `Bearer ${FREE_KEY}` },
+          dispatcher: agent,
+        });
+        await response.body.dump();
+        statuses.push(response.statusCode);
+      }
+      assert.deepEqual(
+        statuses.filter((status) => status === 200).length,
+        60,
+        'a free key gets 60 in all, not 60 a worker',
+      );
+
+      const acknowledged = new Map<number, string>();
+      let stop = false;
+      const load = async (n: number): Promise<void> => {
+        for (let i = 0; !stop; i++) {
+          const name = `w ${n}-${i}`;
+          try {
+            const response = await request(`${apiUrl}/pets`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name, categoryId: 1 }),
+            });
+            const body = (await response.body.json()) as { id: number };
+            if (response.statusCode === 201) acknowledged.set(body.id, name);
+          } catch {
+            // A connection cut by the kill: that request was never answered, so nothing was promised.
+          }
+        }
+      };
+      const workers = Array.from({ length: 16 }, (_, n) => load(n));
+      while (acknowledged.size < 200) await new Promise((resolve) => setTimeout(resolve, 10));
+      process.kill(victim as number, 'SIGKILL');
+      await waitFor(output, new RegExp(`worker pid ${victim} died \\(SIGKILL\\)`));
+      await waitFor(output, new RegExp(`worker pid \\d+ replaces pid ${victim} and listens`));
+      const afterKill = acknowledged.size;
+      while (acknowledged.size < afterKill + 100) await new Promise((resolve) => setTimeout(resolve, 10));
+      stop = true;
+      await Promise.all(workers);
+
+      for (const [id, name] of acknowledged) {
+        const response = await request(`${apiUrl}/pets/${id}`, { headers: { authorization: `Bearer ${KEY}` } });
+        assert.equal(response.statusCode, 200, `pet ${id} was answered 201 and is gone`);
+        assert.equal(((await response.body.json()) as { name: string }).name, name);
+      }
+      child.process.kill('SIGTERM');
+      assert.equal(await child.exited, 0, child.stderr());
+      assert.match(child.stdout(), /all 2 workers drained/);
+    } finally {
+      child.process.kill('SIGKILL');
+      await agent.close();
+    }
+  },
+);
