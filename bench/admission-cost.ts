@@ -1,4 +1,4 @@
-// Issue 4's figure: authentication and rate limiting together cost at most 5 % of the list route.
+// The admission target: authentication and rate limiting together cost at most 5 % of the list route.
 // Both sides are CPU time, so the load generator sharing the machine does not blur them:
 //   admission  the dispatcher's admission path for one request, timed in-process over many requests:
 //              the per-address check, the Authorization header parsed and the key found by its

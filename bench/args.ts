@@ -2,7 +2,7 @@
 // bad option throws a TypeError naming it (the CLI turns that into exit code 2), nothing else.
 import { parseArgs } from 'node:util';
 
-/** Every scenario of issue 6; `startup` replays a generated log instead of sending load. */
+/** Every scenario of the bench suite; `startup` replays a generated log instead of sending load. */
 export const SCENARIO_NAMES = [
   'list',
   'list-status',

@@ -1,4 +1,5 @@
-// The measurements behind issue 6's targets, each on fresh local services in child processes:
+// The measurements behind the performance targets (README "Performance and the bench suite"), each on
+// fresh local services in child processes:
 // service / baseline throughput (list, get, ...), deep page against first page, create with fsync
 // always against never, and list latency at half of the peak rate. Runs being compared alternate
 // (A B A B ...) so a slow drift of the machine (thermal, page cache, a neighbour) hits both alike,
@@ -32,7 +33,7 @@ const RUN_WARMUP_MS = 500;
 const SMALL_STORE_PETS = 1000;
 /** The store size of the deep-page target. */
 export const DEEP_STORE_PETS = 1_000_000;
-/** Issue 6: create is compared at 64 connections. */
+/** Create is compared at 64 connections, where group commit has writes to share. */
 export const CREATE_CONNECTIONS = 64;
 
 type Side = (durationMs: number) => Promise<LoadResult>;
@@ -281,7 +282,7 @@ export interface AdmissionResult {
   requestsPerSecond: number;
 }
 
-/** Issue 4: the CPU share of authentication and the limiter in the list route (see admission-cost.ts). */
+/** The CPU share of authentication and the limiter in the list route (see admission-cost.ts). */
 export function compareAdmission(load: CompareLoad): Promise<AdmissionResult> {
   return withService('always', SMALL_STORE_PETS, async (service, target) => {
     const prepared = await SCENARIOS.list.prepare(target);

@@ -1,4 +1,4 @@
-// Entry of `npm run bench:compare -- [options]`: measures issue 6's targets on this machine and prints
+// Entry of `npm run bench:compare -- [options]`: measures the performance targets on this machine and prints
 // one table (measured value, target, pass or miss), and the same as JSON with --json FILE.
 //   list, get           service / bare node:http baseline answering the same bytes   ≥ 0.85
 //   deep-page           p50 of a page 90 % into 1,000,000 pets / p50 of the first page  ≤ 1.2
@@ -31,7 +31,7 @@ const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorize
 
 export const COMPARE_HELP = `Usage: npm run bench:compare -- [options]
 
-Measures the targets of issue 6 on local services (child processes) and prints a table.
+Measures the performance targets on local services (child processes) and prints a table.
 
 Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare

@@ -48,7 +48,7 @@ export interface LocalServiceOptions {
   nodeArgs?: readonly string[];
 }
 
-/** A random RFC 6750 token the service accepts as a supplied key (CONTRACT.md §5: 16 to 256 characters). */
+/** A random RFC 6750 token the service accepts as a supplied key (README "Rate limits": 16 to 256 characters). */
 function randomKey(label: string): string {
   return `bench-${label}-${randomBytes(16).toString('hex')}`;
 }

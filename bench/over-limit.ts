@@ -1,8 +1,8 @@
 // The over-limit scenario: a free key (60/min, 1,000/day) driven past its plan. Every answer must be
-// 200 or 429 with well-formed rate-limit headers (SPEC.md §8, CONTRACT.md §5), some must be 429, and
+// 200 or 429 with well-formed rate-limit headers (README "Keys and plans", README "Rate limits"), some must be 429, and
 // afterwards a client that honours Retry-After with exponential backoff must get a 200 again.
 // The drive stops OVER_LIMIT_REFUSALS refusals past the limit, below the 31 refusals a minute that
-// start a 15-minute ban (CONTRACT.md §5), so the recovery is measurable in seconds.
+// start a 15-minute ban (README "Rate limits"), so the recovery is measurable in seconds.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
@@ -51,7 +51,7 @@ export function checkRateLimitHeaders(status: number, headers: ResponseHeaders, 
   }
   if (status === 429) {
     const retryAfter = wholeNumber(header(headers, 'retry-after'));
-    // RFC 9110 §10.2.3 delay-seconds; CONTRACT.md §5: at least 1, and never past X-RateLimit-Reset.
+    // RFC 9110 §10.2.3 delay-seconds; README "Rate limits": at least 1, and never past X-RateLimit-Reset.
     if (retryAfter === undefined || retryAfter < 1)
       return '429: Retry-After missing or not a whole number of seconds >= 1';
     if (retryAfter > reset - nowSeconds + CLOCK_SLACK_SECONDS) return '429: Retry-After points past X-RateLimit-Reset';

@@ -1,4 +1,4 @@
-// The load scenarios of issue 6: what each sends, which statuses it expects, how many pets a local
+// The load scenarios: what each sends, which statuses it expects, how many pets a local
 // store is seeded with, and what it looks up first (ids to get, a cursor deep into the store).
 // Request specs are built once in `prepare` and reused, so the sender allocates nothing per request.
 // Everything goes through the public API, so a scenario runs against any deployment (--url).
@@ -26,16 +26,16 @@ export interface PreparedScenario {
 export interface LoadScenario {
   name: ScenarioName;
   description: string;
-  /** Pets a local store is generated with (issue 6: deep-page runs on a million). */
+  /** Pets a local store is generated with (deep-page runs on a million). */
   localPets: number;
   expectedStatuses: readonly number[];
   prepare(target: Target): Promise<PreparedScenario>;
   inspect?(status: number, headers: ResponseHeaders): string | undefined;
 }
 
-/** The page size of issue 6's list scenario (GET /pets?limit=20, also the API's default). */
+/** The page size of the list scenario (GET /pets?limit=20, also the API's default). */
 export const LIST_LIMIT = 20;
-/** Largest page (CONTRACT.md §4): walking a store to a deep page takes total/100 requests. */
+/** Largest page (README "How the API behaves"): walking a store to a deep page takes total/100 requests. */
 const WALK_LIMIT = 100;
 /** deep-page fetches the page that starts after this fraction of the store. */
 const DEEP_PAGE_FRACTION = 0.9;
@@ -44,7 +44,7 @@ const GET_ID_COUNT = 1000;
 /** A small store: several full pages, so list answers carry a full page and a Link. */
 const SMALL_STORE_PETS = 1000;
 const LARGE_STORE_PETS = 1_000_000;
-/** Well-formed (CONTRACT.md §5) but never configured: the service must answer 401. */
+/** Well-formed (README "Rate limits") but never configured: the service must answer 401. */
 const UNKNOWN_KEY = 'bench-unknown-key-000000000000000000';
 const CREATE_BODY = JSON.stringify({ name: 'Bench pet', categoryId: 3, status: 'available' });
 
@@ -64,7 +64,7 @@ export async function fetchJson(
   return { status: response.statusCode, headers: response.headers, body: JSON.parse(text) as unknown };
 }
 
-/** The target of a `Link: <...>; rel="next"` header (CONTRACT.md §4), if there is one. */
+/** The target of a `Link: <...>; rel="next"` header (README "How the API behaves"), if there is one. */
 export function nextLink(headers: ResponseHeaders): string | undefined {
   const link = headers.link;
   const text = Array.isArray(link) ? link.join(', ') : link;
@@ -116,7 +116,7 @@ async function findDeepPage(target: Target): Promise<{ path: string; petsBefore:
   }
   if (path === undefined)
     throw new Error(`the store holds ${total} pets, one page at most; deep-page needs more (seed with --pets N)`);
-  // CONTRACT.md §4: the limit may change between pages, so the deep page is fetched at the list's size.
+  // README "How the API behaves": the limit may change between pages, so the deep page is fetched at the list's size.
   return { path: path.replace(/([?&]limit=)[0-9]+/, `$1${LIST_LIMIT}`), petsBefore, total };
 }
 

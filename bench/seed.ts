@@ -31,7 +31,7 @@ function statusOf(id: number): 'available' | 'pending' | 'sold' {
   return slot < 3 ? 'available' : slot === 3 ? 'pending' : 'sold';
 }
 
-/** The JSON of generated pet `id`, in the service's key order (CONTRACT.md §3: id, name, categoryId, status). */
+/** The JSON of generated pet `id`, in the service's key order (README "How the API behaves": id, name, categoryId, status). */
 export function seedPetJson(id: number): string {
   return `{"id":${id},"name":"${NAMES[id % NAMES.length]} ${id}","categoryId":${1 + (id % 20)},"status":"${statusOf(id)}"}`;
 }

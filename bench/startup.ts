@@ -1,7 +1,7 @@
 // The startup scenario: generate a log of N pets (default 1,000,000) directly in the log format, then
 // time createAnimalStore's replay of it and measure resident memory per pet above an empty service.
 // Each measurement runs in a fresh child process (startup-child.ts, --expose-gc), so the RSS holds the
-// service and nothing of the generator. Targets (issue 6): at most 2 s, at most 300 bytes per pet.
+// service and nothing of the generator. Targets: at most 2 s, at most 300 bytes per pet.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

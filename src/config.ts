@@ -39,7 +39,7 @@ interface SettingRow {
 
 /**
  * One setting of the table: an option of createAnimalStore (`option`), or a field of its `limits`
- * option (`limit`: the rate limiter's tunables of CONTRACT.md §5, whose defaults and library-side
+ * option (`limit`: the rate limiter's tunables of README "Rate limits", whose defaults and library-side
  * checks live in src/limits/options.ts).
  */
 export type Setting = SettingRow &
@@ -128,7 +128,7 @@ export const DEFAULT_SETTINGS: Settings = {
   fsyncIntervalMs: 1000,
   publicUrl: 'https://api.animal-store.example/v1',
   stagingUrl: 'https://staging.animal-store.example/v1',
-  // CONTRACT.md section 6: deprecated since the first release, removed on 5 December 2030 (SPEC.md 4.3).
+  // README "How the API behaves": deprecated since the first release, removed on 5 December 2030.
   deprecatedAt: Date.UTC(2026, 10, 22),
   sunsetAt: Date.UTC(2030, 11, 5),
   trustProxy: false,
@@ -138,7 +138,7 @@ export const DEFAULT_SETTINGS: Settings = {
   compactMinRecords: 10_000,
   maxInFlight: 1024,
   maxConnections: 10_000,
-  // Node's default (16 KiB), which CONTRACT.md section 2 names for 431.
+  // Node's default (16 KiB), which README "Errors" names for 431.
   maxHeaderBytes: 16 * 1024,
   corsOrigins: [],
   // Embedded, the host program logs; the CLI defaults to info (with the access log).

@@ -1,4 +1,4 @@
-// The one error table of CONTRACT.md section 2: every code a client can see, its status and default message.
+// The one error table of README "Errors": every code a client can see, its status and default message.
 // Handlers throw `ApiError`; `http/answers.ts` turns it into the `{code, message, status}` body.
 
 /** Each error code of the contract, with its HTTP status and a default message a person can act on. */
@@ -81,7 +81,7 @@ export class ApiError extends Error {
   }
 }
 
-/** The JSON text of an error body, in the key order of SPEC.md's Error: code, message, status (then details). */
+/** The JSON text of an error body, in the key order of the Error schema: code, message, status (then details). */
 export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]): string {
   const body: { code: ErrorCode; message: string; status: number; details?: ErrorDetail[] } = {
     code,

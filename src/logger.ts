@@ -28,7 +28,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Receives each line, newline included. */
   write?: (line: string) => void;
-  /** Receives the warn and error lines instead of `write` (the CLI: stderr, as CONTRACT.md section 7 asks). */
+  /** Receives the warn and error lines instead of `write` (the CLI: stderr, as README "Storage and durability" asks). */
   writeProblem?: (line: string) => void;
   /** Human-readable lines (for a terminal) instead of JSON. */
   pretty?: boolean;

@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 description of the API, generated from the TypeBox schemas that validate requests
-// (CONTRACT.md section 1: never a hand-kept copy). Paths are relative to the servers, which end in /v1.
+// (README "How the API behaves": never a hand-kept copy). Paths are relative to the servers, which end in /v1.
 import { ERRORS, type ErrorCode } from './errors.js';
 import { ListOrdersQuery, NewOrder, Order, OrderId, OrderStatus, Orders, OrderUpdate } from './orders/schemas.js';
 import { ListPetsQuery, NewPet, Pet, PetId, PetStatus, Pets } from './pets/schemas.js';
@@ -260,7 +260,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
   };
 }
 
-/** The order operations of CONTRACT.md section 8, each `x-stability: beta`. */
+/** The order operations of README "Store orders (beta) and safe retries", each `x-stability: beta`. */
 function orderPaths(): Json {
   const orderQuery = plain(ListOrdersQuery) as { properties: Record<string, Json> };
   const orderId = {
@@ -270,7 +270,7 @@ function orderPaths(): Json {
     description: 'Identifier of the order.',
     schema: plain(OrderId),
   };
-  // SPEC.md section 1: all operations are grouped under the tag `animals`.
+  // all operations are grouped under the tag `animals`.
   const tags = ['animals'];
   const common = { tags, security: [{ bearerAuth: [] }], 'x-stability': 'beta' };
   // DELETE takes no body, but one it is sent is held to the same limit and media type.

@@ -1,4 +1,4 @@
-// Unknown option names are a programmer's mistake (STYLE.md): a TypeError that names the slip and what
+// Unknown option names are a programmer's mistake: a TypeError that names the slip and what
 // was probably meant, rather than an option silently ignored.
 
 /**

@@ -1,4 +1,4 @@
-// API keys (CONTRACT.md section 5): their record, their hash, and the format of generated keys.
+// API keys (README "Rate limits"): their record, their hash, and the format of generated keys.
 // Generated keys are `ask_` + 30 base62 characters (178 random bits) + a 6-character base62 CRC-32,
 // the scheme GitHub uses for its tokens, so a secret scanner or the CLI can tell a mistyped key.
 import { createHash, randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import type { PlanName } from '../limits/plans.js';
 
 export type { PlanName };
-/** The plans of SPEC.md section 8. */
+/** The plans of README "Keys and plans". */
 export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business', 'enterprise'];
 
 /** A configured key: never the key itself, only its hash. */

@@ -1,4 +1,4 @@
-// `animal-store bench [options]`: the load tester of bench/ (issue 6). Loaded on demand, so serving
+// `animal-store bench [options]`: the load tester of bench/. Loaded on demand, so serving
 // never loads the bench code, nor undici: a runtime dependency of the package, but one that only
 // the client (animal-store/client) and the bench use, never the server.
 import { UsageError } from './usage-error.js';

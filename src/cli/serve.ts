@@ -147,7 +147,7 @@ export async function runServe(
     pretty: process.stdout.isTTY === true,
   });
   // The port is tried before the data directory is touched: a start that cannot listen must not leave
-  // a first key behind that nobody was shown (issue 7: nothing half-created). A worker's primary tried it.
+  // a first key behind that nobody was shown (nothing is left half-created). A worker's primary tried it.
   if (cluster.isPrimary) await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
   if (cluster.isPrimary && workers > 1) {
     const primary = runPrimary({

@@ -230,7 +230,7 @@ function pageInfo(answer: ApiAnswer): { next: string | undefined; total: number 
   return { next, total: Number(headerText(answer.headers['x-total-count']) ?? Number.NaN) };
 }
 
-/** Ids are positive integers up to 2^53 − 1 (CONTRACT.md section 3); anything else is the caller's bug, not a request to send. */
+/** Ids are positive integers up to 2^53 − 1 (README "How the API behaves"); anything else is the caller's bug, not a request to send. */
 function idNumber(id: number, name: string): number {
   if (!Number.isSafeInteger(id) || id < 1)
     throw new TypeError(`${name} must be a whole number from 1 to 2^53 − 1, not ${String(id)}`);

@@ -1,5 +1,5 @@
 // What a failed client call throws: one error class for the service's answers (its `Error` body of
-// CONTRACT.md section 2) and for the failures that never got an answer (network, deadline), so a
+// README "Errors") and for the failures that never got an answer (network, deadline), so a
 // caller matches on `code` alone.
 
 /** One entry of a validation error's `details`: the value at fault and what is wrong with it. */
@@ -10,7 +10,7 @@ export interface ErrorDetail {
 
 /**
  * Codes the client itself gives, with `status` 0 because no HTTP answer carried them. The service's
- * own codes (CONTRACT.md section 2) come with the answer's status.
+ * own codes (README "Errors") come with the answer's status.
  */
 export const CLIENT_ERROR_CODES = {
   /** The connection failed or broke before a whole answer arrived. */

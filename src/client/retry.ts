@@ -89,7 +89,7 @@ export interface RetryState {
  * How long to wait before the next attempt, or undefined to give up: when the attempts are used up,
  * or when waiting would reach the deadline (a request sent then would have no time left to finish).
  * The wait is the jittered backoff, but never shorter than Retry-After: an earlier request is
- * refused again and, on a rate limit, counts towards a ban (CONTRACT.md section 5).
+ * refused again and, on a rate limit, counts towards a ban (README "Rate limits").
  */
 export function nextRetryDelayMs(state: RetryState, policy: RetryPolicy, random: () => number): number | undefined {
   if (state.attempts >= policy.maxAttempts) return undefined;

@@ -13,7 +13,7 @@ export interface ApiRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
-  /** Sent as `Idempotency-Key` on every attempt (CONTRACT.md section 9). */
+  /** Sent as `Idempotency-Key` on every attempt (README "Store orders (beta) and safe retries"). */
   idempotencyKey?: string;
 }
 
@@ -36,7 +36,7 @@ export interface TransportOptions {
 }
 
 /**
- * 429: refused before the operation (CONTRACT.md section 1). 503: storage could not write, and
+ * 429: refused before the operation (README "How the API behaves"). 503: storage could not write, and
  * nothing half-written stays visible, or the service is stopping before it began (section 7). Either
  * way nothing was changed, so any method may be sent again.
  */
@@ -134,9 +134,9 @@ export class Transport {
 
 /**
  * Whether a request that met a network error may be sent again. A GET changes nothing. A POST with
- * an Idempotency-Key is answered from the stored answer if the first attempt did land (CONTRACT.md
- * section 9). A PATCH or DELETE that landed would be refused the second time (409: the order has
- * moved on), so those are repeated only when the connection was never made.
+ * an Idempotency-Key is answered from the stored answer if the first attempt did land (see
+ * README "Store orders (beta) and safe retries"). A PATCH or DELETE that landed would be refused the
+ * second time (409: the order has moved on), so those are repeated only when the connection was never made.
  */
 function safeToRepeat(request: ApiRequest, cause: unknown): boolean {
   const code = (cause as { code?: unknown } | undefined)?.code;

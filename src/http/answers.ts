@@ -1,5 +1,5 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
-// X-Request-Id (CONTRACT.md section 2). Errors become the `{code, message, status}` body here only.
+// X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
 import type { ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../errors.js';
 import { requestIdOf } from './request-id.js';

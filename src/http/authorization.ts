@@ -1,4 +1,4 @@
-// Reading the bearer credential of RFC 6750 §2.1 (CONTRACT.md section 5): scheme case-insensitive,
+// Reading the bearer credential of RFC 6750 §2.1 (README "Rate limits"): scheme case-insensitive,
 // one space or more, then a token. Malformed, unknown and revoked keys get the same answer.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';

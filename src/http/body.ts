@@ -1,6 +1,6 @@
 // Reading a JSON request body: the media type first, then the size from Content-Length before reading
 // and again while streaming (so a lying or chunked body is cut off at the limit, never buffered whole),
-// then strict UTF-8 and JSON.parse (CONTRACT.md section 2).
+// then strict UTF-8 and JSON.parse (README "Errors").
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
 import { countHeader } from './headers.js';
@@ -47,7 +47,7 @@ export function announcesBody(req: IncomingMessage): boolean {
   return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > 0;
 }
 
-/** CONTRACT.md section 2: on a request with a body, a repeated Content-Type or Idempotency-Key is 400 invalid_header. */
+/** README "Errors": on a request with a body, a repeated Content-Type or Idempotency-Key is 400 invalid_header. */
 function checkSingleHeaders(req: IncomingMessage): void {
   for (const name of ['Content-Type', 'Idempotency-Key']) {
     if (countHeader(req, name.toLowerCase()) > 1) {

@@ -1,4 +1,4 @@
-// The client address that failed-authentication limits are keyed by (CONTRACT.md section 5): the
+// The client address that failed-authentication limits are keyed by (README "Rate limits"): the
 // socket's address, or the X-Forwarded-For entry the trusted proxy appended when one is configured.
 
 import type { IncomingMessage } from 'node:http';

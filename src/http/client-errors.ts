@@ -1,4 +1,4 @@
-// HTTP that Node refuses before the service sees a request (CONTRACT.md section 1): it is answered with
+// HTTP that Node refuses before the service sees a request (README "How the API behaves"): it is answered with
 // the JSON error body where the socket can still take one, then closed. No key is charged for it.
 import type { Socket } from 'node:net';
 import { rawErrorResponse } from './answers.js';
@@ -32,7 +32,7 @@ function describeBytes(bytes: number): string {
 /**
  * Connections Node cut off with 408 for a slow request. One whose headers were in is already being
  * served: the dispatcher looks here when its body stops arriving, to take back the key's token, since a
- * 408 counts against no key (CONTRACT.md section 1).
+ * 408 counts against no key (README "How the API behaves").
  */
 const timedOut = new WeakSet<Socket>();
 

@@ -1,4 +1,4 @@
-// Request ids (CONTRACT.md section 2): every answer carries one, the client's own when it is usable.
+// Request ids (README "Errors"): every answer carries one, the client's own when it is usable.
 import { randomBytes } from 'node:crypto';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,4 +1,4 @@
-// Reading the request target: its raw path and query, before any percent-decoding (CONTRACT.md section 1).
+// Reading the request target: its raw path and query, before any percent-decoding (README "How the API behaves").
 import { ApiError } from '../errors.js';
 
 /** The raw path (never decoded) and the raw query (without "?"; "" when absent) of a request target. */
@@ -24,7 +24,7 @@ export function splitTarget(url: string): Target {
 
 /**
  * The values of the named query parameters; names are case-sensitive and others are ignored.
- * A named parameter sent twice is `400 invalid_query` (CONTRACT.md section 4).
+ * A named parameter sent twice is `400 invalid_query` (README "How the API behaves").
  */
 export function readQuery<N extends string>(query: string, names: readonly N[]): Partial<Record<N, string>> {
   const values: Partial<Record<N, string>> = {};

@@ -1,5 +1,5 @@
 // A small router over raw paths: static segments and `{param}` segments, matched exactly and
-// case-sensitively, before any percent-decoding (CONTRACT.md section 1). `find` is pure; dispatch.ts
+// case-sensitively, before any percent-decoding (README "How the API behaves"). `find` is pure; dispatch.ts
 // does the I/O. Routes are few, so a segment tree with a static-first lookup is all the speed needed.
 
 /** What `find` answers: the route and its raw parameters, or why there is none. */
@@ -24,7 +24,7 @@ function createNode<R>(): Node<R> {
 export class Router<R> {
   #root: Node<R> = createNode();
 
-  /** Adds a route; a `GET` route answers `HEAD` too (CONTRACT.md section 1). */
+  /** Adds a route; a `GET` route answers `HEAD` too (README "How the API behaves"). */
   add(method: string, template: string, route: R): this {
     if (!template.startsWith('/')) throw new TypeError(`route template must start with "/": ${template}`);
     let node = this.#root;

@@ -1,4 +1,4 @@
-// Equality of request bodies for Idempotency-Key (CONTRACT.md section 9): the same JSON value is the
+// Equality of request bodies for Idempotency-Key (README "Store orders (beta) and safe retries"): the same JSON value is the
 // same body, whatever its key order, spacing, escapes or number spelling (`3` and `3.0`). Parsing
 // already undid spacing, escapes and spelling; sorting keys undoes the order.
 import { createHash } from 'node:crypto';

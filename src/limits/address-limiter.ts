@@ -1,4 +1,4 @@
-// Failed authentication per client address (CONTRACT.md §5): a bucket of `failedAuthCapacity`
+// Failed authentication per client address (README "Rate limits"): a bucket of `failedAuthCapacity`
 // refilled continuously over `failedAuthWindowMs`, one token per 401. While an address's bucket
 // holds less than one token, every API request from it is refused with `rate_limited` before its
 // key is looked at, so keys cannot be guessed at speed.
@@ -34,7 +34,7 @@ export type AddressLimiterOptions = Pick<
   'failedAuthCapacity' | 'failedAuthWindowMs' | 'maxAddresses'
 >;
 
-/** The policy name of the failed-authentication bucket in RateLimit and RateLimit-Policy (CONTRACT.md §5). */
+/** The policy name of the failed-authentication bucket in RateLimit and RateLimit-Policy (README "Rate limits"). */
 export const FAILED_AUTH_POLICY_NAME = 'failed-auth';
 
 /** The per-address failed-authentication limit, in a bounded LRU table. */

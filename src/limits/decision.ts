@@ -1,7 +1,7 @@
-// What one admission yields: allowed or refused (with the error code of CONTRACT.md §2), and the
-// rate-limit headers every API answer carries (CONTRACT.md §5), ready for `res.setHeader`.
+// What one admission yields: allowed or refused (with the error code of README "Errors"), and the
+// rate-limit headers every API answer carries (README "Rate limits"), ready for `res.setHeader`.
 
-/** The error codes a refusal carries (CONTRACT.md §2: both are 429). */
+/** The error codes a refusal carries (README "Errors": both are 429). */
 export type RefusalCode = 'rate_limited' | 'temporarily_banned';
 
 /** One response header: name and value. */

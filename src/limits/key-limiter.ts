@@ -1,4 +1,4 @@
-// Per-key admission of CONTRACT.md §5: two token buckets per key (the plan's per-minute limit
+// Per-key admission of README "Rate limits": two token buckets per key (the plan's per-minute limit
 // refilled over 60 s, its per-day limit over 86,400 s); a request takes one token from each, or is
 // refused with `rate_limited` taking nothing. The (N+1)th refusal within the refusal window starts a
 // ban; during it every request is `temporarily_banned`, takes nothing and does not extend it.
@@ -117,7 +117,7 @@ export class KeyLimiter {
 
   /**
    * Gives back the tokens `admit` took for a request that counts against no key after all (Node cut it
-   * off with 408 while its body was arriving: CONTRACT.md section 1). Nothing else changes.
+   * off with 408 while its body was arriving: README "How the API behaves"). Nothing else changes.
    */
   refund(keyId: string, limits: Limits): void {
     const state = this.#keys.get(keyId);

@@ -1,4 +1,4 @@
-// The limiter state saved on a graceful stop and restored at start-up (CONTRACT.md §5: "day buckets
+// The limiter state saved on a graceful stop and restored at start-up (README "Rate limits": "day buckets
 // and bans are saved ... Minute buckets, refusal counts and the per-address table are not saved").
 // Times are wall-clock (Unix ms), the only clock that means anything across a restart; the running
 // limiter converts them to and from its monotonic clock. The format is JSON-serialisable, versioned,

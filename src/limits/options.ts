@@ -1,8 +1,8 @@
-// The limiter's tunables (CONTRACT.md §5: "both numbers configurable", "30 refilled continuously over
+// The limiter's tunables (README "Rate limits": "both numbers configurable", "30 refilled continuously over
 // 60 s (configurable)", "the per-address table is bounded in memory"), their defaults, and their
-// validation: a bad option is a programmer error and throws a TypeError naming it (STYLE.md rule 3).
+// validation: a bad option is a programmer error and throws a TypeError naming it.
 
-/** Options of the RateLimiter; every one has the default of CONTRACT.md §5. */
+/** Options of the RateLimiter; every one has the default of README "Rate limits". */
 export interface LimiterOptions {
   /** Refusals tolerated within `refusalWindowMs`; the next one starts a ban. Default 30. */
   refusalsBeforeBan?: number;
@@ -21,15 +21,15 @@ export interface LimiterOptions {
 /** LimiterOptions with every default applied. */
 export type ResolvedLimiterOptions = Required<LimiterOptions>;
 
-/** CONTRACT.md §5: "the 31st refusal of a key within 60 s" starts a ban. */
+/** README "Rate limits": "the 31st refusal of a key within 60 s" starts a ban. */
 export const DEFAULT_REFUSALS_BEFORE_BAN = 30;
-/** CONTRACT.md §5: refusals are counted within 60 s. */
+/** README "Rate limits": refusals are counted within 60 s. */
 export const DEFAULT_REFUSAL_WINDOW_MS = 60_000;
-/** CONTRACT.md §5: "a ban of 15 minutes". */
+/** README "Rate limits": "a ban of 15 minutes". */
 export const DEFAULT_BAN_MS = 900_000;
-/** CONTRACT.md §5: "a bucket of 30 refilled continuously over 60 s". */
+/** README "Rate limits": "a bucket of 30 refilled continuously over 60 s". */
 export const DEFAULT_FAILED_AUTH_CAPACITY = 30;
-/** CONTRACT.md §5: the failed-auth bucket refills over 60 s. */
+/** README "Rate limits": the failed-auth bucket refills over 60 s. */
 export const DEFAULT_FAILED_AUTH_WINDOW_MS = 60_000;
 /**
  * Bound of the per-address table. An entry (Map slot, list node, bucket, address string) measured

@@ -1,4 +1,4 @@
-// The plans of SPEC.md §8 and CONTRACT.md §5 and their two limits per key: requests per minute and
+// The plans of README "Keys and plans" and README "Rate limits" and their two limits per key: requests per minute and
 // requests per day. Enterprise keys carry custom numbers, so it has no entry in PLAN_LIMITS.
 
 /** A plan a key can be on. */
@@ -10,12 +10,12 @@ export interface Limits {
   perDay: number;
 }
 
-/** The window the minute bucket refills over, in ms (CONTRACT.md §5: "refilled continuously over 60 s"). */
+/** The window the minute bucket refills over, in ms (README "Rate limits": "refilled continuously over 60 s"). */
 export const MINUTE_MS = 60_000;
-/** The window the day bucket refills over, in ms (CONTRACT.md §5: "over 86,400 s"). */
+/** The window the day bucket refills over, in ms (README "Rate limits": "over 86,400 s"). */
 export const DAY_MS = 86_400_000;
 
-/** The fixed limits of each plan but enterprise (SPEC.md §8 table). */
+/** The fixed limits of each plan but enterprise (README "Keys and plans"). */
 export const PLAN_LIMITS: Readonly<Record<Exclude<PlanName, 'enterprise'>, Readonly<Limits>>> = Object.freeze({
   free: Object.freeze({ perMinute: 60, perDay: 1_000 }),
   pro: Object.freeze({ perMinute: 300, perDay: 10_000 }),

@@ -1,4 +1,4 @@
-// Forms the rate-limit header fields of CONTRACT.md §5 from a view of one bucket:
+// Forms the rate-limit header fields of README "Rate limits" from a view of one bucket:
 // - X-RateLimit-Limit / -Remaining / -Reset, the de facto fields (GitHub's): capacity, whole tokens
 //   left, and the Unix time in seconds, rounded up, at which the bucket is full again.
 // - RateLimit-Policy and RateLimit of draft-ietf-httpapi-ratelimit-headers: `"name";q=<quota>;w=<window s>`

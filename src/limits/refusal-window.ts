@@ -1,4 +1,4 @@
-// Counts a key's refusals for the temporary ban of CONTRACT.md §5: "the 31st refusal of a key within
+// Counts a key's refusals for the temporary ban of README "Rate limits": "the 31st refusal of a key within
 // 60 s ... starts a ban". It keeps the times of the last N+1 refusals in a ring (N =
 // refusalsBeforeBan, 30 by default): the (N+1)th refusal within the window is recognised exactly
 // when the oldest of those N+1 times is less than a window old.

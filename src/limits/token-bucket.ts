@@ -1,4 +1,4 @@
-// A token bucket refilled continuously and lazily (CONTRACT.md §5): `tokens` is a float, brought up to
+// A token bucket refilled continuously and lazily (README "Rate limits"): `tokens` is a float, brought up to
 // date on access from a monotonic time in ms, so no timer runs per bucket and a wall-clock step can
 // neither create nor destroy tokens. The bucket holds no capacity of its own: callers pass the
 // capacity and window in force, so a plan change takes effect on the next access (tokens are

@@ -1,4 +1,4 @@
-// Store orders (CONTRACT.md section 8, beta) as TypeBox schemas: they validate requests and describe
+// Store orders (README "Store orders (beta) and safe retries", beta) as TypeBox schemas: they validate requests and describe
 // the API in the OpenAPI document.
 import Type from 'typebox';
 import { MAX_ID } from '../pets/schemas.js';

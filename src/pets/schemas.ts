@@ -1,10 +1,10 @@
-// The pet resources of SPEC.md section 2 as TypeBox schemas. The same objects validate requests
+// The pet resources of the OpenAPI document as TypeBox schemas. The same objects validate requests
 // (compiled once, in validate.ts) and describe the API (openapi.ts); the TypeScript types flow from them.
 import Type from 'typebox';
 
-/** The largest integer JSON can carry exactly: 2^53 − 1 (CONTRACT.md section 3). */
+/** The largest integer JSON can carry exactly: 2^53 − 1 (README "How the API behaves"). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
-/** The longest name, in Unicode code points (CONTRACT.md section 3). */
+/** The longest name, in Unicode code points (README "How the API behaves"). */
 export const MAX_NAME_CODE_POINTS = 200;
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;

@@ -1,5 +1,5 @@
 // The storage layer's public surface: an append-only, group-committed, crash-safe log of JSON records
-// in a locked data directory (CONTRACT.md §7, issue 3), and the file-system seam with its in-memory twin.
+// in a locked data directory (README "Storage and durability"), and the file-system seam with its in-memory twin.
 
 export { CorruptLogError, DataDirLockedError, StorageUnavailableError } from './errors.js';
 export type { Durability } from './journal.js';

@@ -1,4 +1,4 @@
-// The one writer of the append-only log (issue 3). Appends queue up; a single worker takes everything
+// The one writer of the append-only log. Appends queue up; a single worker takes everything
 // queued, writes it with one looped write and makes it durable with one datasync (group commit), then
 // settles the whole batch together. Failures never leave half a batch visible:
 // - a failed write is cut back off the file (truncate + datasync) and only that batch gets the error;

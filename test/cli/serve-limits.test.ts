@@ -1,4 +1,4 @@
-// The rate limiter's flags and variables take effect in a real `animal-store serve` (CONTRACT.md §5:
+// The rate limiter's flags and variables take effect in a real `animal-store serve` (README "Rate limits":
 // the ban's numbers and the failed-auth bucket are "configurable", the per-address table bounded).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // `animal-store serve`'s flags and ANIMAL_STORE_* variables as createAnimalStore options, without a
-// process: the rate limiter's five (CONTRACT.md §5, "configurable") go into the `limits` option.
+// process: the rate limiter's five (README "Rate limits", "configurable") go into the `limits` option.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SERVE_HELP, serveOptions } from '../../src/cli/serve.js';

@@ -60,8 +60,8 @@ test(
       { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000,${FREE_KEY}:free` },
     );
     // The primary's lines: information on stdout (JSON lines), warnings on stderr.
-  const output = (): string => child.stdout() + child.stderr();
-  // Fresh connections for each request, so the kernel deals them to both workers.
+    const output = (): string => child.stdout() + child.stderr();
+    // Fresh connections for each request, so the kernel deals them to both workers.
     const agent = new Agent({ pipelining: 0 });
     try {
       const [, apiUrl] = await waitFor(child.stdout, /animal-store listening on (http:\/\/\S+)/);

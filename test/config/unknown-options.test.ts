@@ -1,4 +1,4 @@
-// createAnimalStore's options: a name it does not know is a programmer's slip (STYLE.md rule 3), so
+// createAnimalStore's options: a name it does not know is a programmer's slip, so
 // it throws a TypeError naming it and the closest options, instead of being silently ignored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

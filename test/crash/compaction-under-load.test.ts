@@ -1,4 +1,4 @@
-// Issue 3 and 5: the log is compacted while orders churn; creates and reads keep working, the log
+// The log is compacted while orders churn; creates and reads keep working, the log
 // shrinks, and a restart replays to exactly the state that was served.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';

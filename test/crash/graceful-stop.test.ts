@@ -1,4 +1,4 @@
-// Issue 3 and 8: a graceful stop under load. Every create answered 201 is on disk after the restart,
+// A graceful stop under load. Every create answered 201 is on disk after the restart,
 // no request hangs, and the process exits 0 within a bound.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

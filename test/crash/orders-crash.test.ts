@@ -1,4 +1,4 @@
-// Issue 5 with real processes: orders and Idempotency-Key answers under SIGKILL, with the log compacted
+// With real processes: orders and Idempotency-Key answers under SIGKILL, with the log compacted
 // often. After each restart no order is half-applied (its pet's status always matches it), every
 // acknowledged change is there, and a key acknowledged before the crash replays its original answer.
 import assert from 'node:assert/strict';

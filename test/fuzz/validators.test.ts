@@ -1,5 +1,5 @@
-// Issue 8: generated input for the body and query validators (fast-check, bounded runs, fixed seed
-// unless FUZZ_SEED says otherwise). An independent oracle of CONTRACT.md section 3 decides what must
+// Generated input for the body and query validators (fast-check, bounded runs, fixed seed
+// unless FUZZ_SEED says otherwise). An independent oracle of README "How the API behaves" decides what must
 // be accepted; anything else must be an ApiError with the right code, never another exception.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { call, startServer } from '../helpers/server.js';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = { seed: SEED, numRuns: 400 };
 
-/** CONTRACT.md section 3, written independently of the TypeBox schema. */
+/** README "How the API behaves", written independently of the TypeBox schema. */
 function oracleAccepts(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const keys = Object.keys(body);

@@ -1,4 +1,4 @@
-// Issue 7: one access line per request, with request id, method, path, status, duration and key id:
+// One access line per request, with request id, method, path, status, duration and key id:
 // never the key, never the query string (a key may be sent there by mistake).
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// CONTRACT.md section 5: bearer keys, and 401s that do not tell malformed, unknown and revoked keys apart.
+// README "Rate limits": bearer keys, and 401s that do not tell malformed, unknown and revoked keys apart.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// A non-default base path (CONTRACT.md section 1: "configurable, default /v1"): every route, link and
+// A non-default base path (README "How the API behaves": "configurable, default /v1"): every route, link and
 // header that names a path follows it, and the default path is then outside the API.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// Issue 8: CORS is off by default; an allow-list answers preflights and exposes the useful headers.
+// CORS is off by default; an allow-list answers preflights and exposes the useful headers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CorsPolicy } from '../../src/http/cors.js';

@@ -1,4 +1,4 @@
-// Hostile JSON on POST /v1/pets (issue 8, CONTRACT.md sections 2 and 3): every malformed, odd or
+// Hostile JSON on POST /v1/pets (README "Errors" and "How the API behaves"): every malformed, odd or
 // malicious body gets the documented 400, never a 500 or a hang; the store is unchanged and the next
 // good request is served; keys such as `__proto__` pollute nothing.
 import assert from 'node:assert/strict';
@@ -46,7 +46,7 @@ function assertError(
   assert.equal(body.code, code, label);
   assert.equal(body.status, status, label);
   assert.ok(typeof body.message === 'string' && body.message.length > 0, label);
-  // No stack trace and no internal path, ever (CONTRACT.md section 2).
+  // No stack trace and no internal path, ever (README "Errors").
   assert.doesNotMatch(reply.text, /\n\s+at |node:internal|\/work\/|\.ts:\d/, label);
   return body;
 }

@@ -1,4 +1,4 @@
-// Malformed and hostile HTTP, sent as raw bytes (issue 8, CONTRACT.md sections 1 and 2): bad syntax
+// Malformed and hostile HTTP, sent as raw bytes (README "How the API behaves" and "Errors"): bad syntax
 // and request-smuggling shapes are 400 with the connection closed and never two requests served;
 // oversized headers 431, over-long targets 414; paths are matched as sent; slow clients are cut off
 // with 408. Each refusal leaves the store unchanged, and the next good request is served.

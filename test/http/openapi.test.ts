@@ -1,4 +1,4 @@
-// CONTRACT.md sections 1 and 6: the OpenAPI 3.1 document, checked by a real OpenAPI validator.
+// README "How the API behaves": the OpenAPI 3.1 document, checked by a real OpenAPI validator.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';

@@ -1,4 +1,4 @@
-// CONTRACT.md section 4: paging through a few hundred animals, with creates in between.
+// README "How the API behaves": paging through a few hundred animals, with creates in between.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { call, createPet, startServer, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Request bodies on POST /v1/pets (issues 2 and 8, CONTRACT.md section 2): a missing or empty body,
+// Request bodies on POST /v1/pets (README "Errors"): a missing or empty body,
 // media types, and the 64 KiB limit checked from Content-Length before reading and again while
 // streaming. Each refusal is the documented 4xx, leaves the store unchanged, and the next request is served.
 import assert from 'node:assert/strict';

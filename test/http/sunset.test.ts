@@ -1,4 +1,4 @@
-// CONTRACT.md section 6: getPet answers 410 from its sunset date on, once authenticated and within limits.
+// README "How the API behaves": getPet answers 410 from its sunset date on, once authenticated and within limits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';

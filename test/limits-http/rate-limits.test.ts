@@ -1,4 +1,4 @@
-// CONTRACT.md section 5 against a real server: plans, 429s, the ban and failed-authentication limits.
+// README "Rate limits" against a real server: plans, 429s, the ban and failed-authentication limits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';

@@ -1,4 +1,4 @@
-// Failed authentication per client address (CONTRACT.md §5): 30 tokens refilled over 60 s, one per
+// Failed authentication per client address (README "Rate limits"): 30 tokens refilled over 60 s, one per
 // 401; an empty bucket refuses every request from the address before its key is looked at; the
 // table is bounded, least recently used address evicted first.
 

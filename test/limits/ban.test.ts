@@ -1,4 +1,4 @@
-// The temporary ban of CONTRACT.md §5: the 31st refusal of a key within 60 s is still answered
+// The temporary ban of README "Rate limits": the 31st refusal of a key within 60 s is still answered
 // rate_limited and starts a 15-minute ban; from the next request on every request of the key gets
 // temporarily_banned, with Retry-After = seconds left, Remaining 0 and Reset = the ban's end.
 

@@ -1,4 +1,4 @@
-// The day bucket (CONTRACT.md §5: per-day limit refilled continuously over 86,400 s), and the rule
+// The day bucket (README "Rate limits": per-day limit refilled continuously over 86,400 s), and the rule
 // that the headers describe whichever bucket has fewer tokens left.
 
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Saving and restoring the limiter (CONTRACT.md §5): day buckets and bans are saved on a graceful
+// Saving and restoring the limiter (README "Rate limits"): day buckets and bans are saved on a graceful
 // stop and restored at start-up; the day bucket refills for the time the service was down, state
 // older than a day is dropped, a ban ends at its wall-clock end, and bad input is ignored.
 

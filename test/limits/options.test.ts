@@ -1,4 +1,4 @@
-// The limiter's options: CONTRACT.md §5 defaults, and a TypeError naming any bad option.
+// The limiter's options: README "Rate limits" defaults, and a TypeError naming any bad option.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { MemoryLimiter, resolveLimiterOptions } from '../../src/limits/index.js';
 import { RefusalWindow } from '../../src/limits/refusal-window.js';
 
-test('the defaults are those of CONTRACT.md section 5', () => {
+test('the defaults are those of README "Rate limits"', () => {
   assert.deepEqual(resolveLimiterOptions(), {
     refusalsBeforeBan: 30,
     refusalWindowMs: 60_000,

@@ -1,4 +1,4 @@
-// Each plan's limits as CONTRACT.md §5 gives them: the exact request that gets the first 429, the
+// Each plan's limits as README "Rate limits" gives them: the exact request that gets the first 429, the
 // headers before and after it, and the continuous refill of the minute bucket.
 
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { assertSaneHeaders, burst, headersOf, T0_MS, T0_S } from './helpers.js';
 const FREE = PLAN_LIMITS.free;
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
 
-test('the plans have the limits of SPEC.md section 8', () => {
+test('the plans have the limits of README "Keys and plans"', () => {
   assert.deepEqual(PLAN_LIMITS, {
     free: { perMinute: 60, perDay: 1000 },
     pro: { perMinute: 300, perDay: 10000 },

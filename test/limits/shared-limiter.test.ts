@@ -94,7 +94,7 @@ test(
       day.clock.advance(60_000);
     }
     // The day's 1,000, and the few whole tokens the day bucket refilled meanwhile (13.2 in 19 minutes).
-  assert.ok(admitted > 1000 && admitted <= 1013, `${admitted}`);
+    assert.ok(admitted > 1000 && admitted <= 1013, `${admitted}`);
   },
 );
 
@@ -136,6 +136,5 @@ test(
     assert.deepEqual([...(await keysUnder(prefix)).keys()], [hash]);
     await limiter.forgetKey('k');
     assert.equal((await keysUnder(prefix)).size, 0);
-    void clock;
   },
 );

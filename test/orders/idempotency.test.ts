@@ -1,4 +1,4 @@
-// CONTRACT.md section 9 against a real server: a retried POST never creates twice.
+// README "Store orders (beta) and safe retries" against a real server: a retried POST never creates twice.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';

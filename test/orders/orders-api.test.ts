@@ -1,4 +1,4 @@
-// CONTRACT.md section 8 against a real server: every transition, every 404 and 409, paging, and the
+// README "Store orders (beta) and safe retries" against a real server: every transition, every 404 and 409, paging, and the
 // pet's status and the listing filter following each change.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

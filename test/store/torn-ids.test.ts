@@ -1,4 +1,4 @@
-// Ids continue after the highest id ever written, also one in a torn last record (issue 3): under
+// Ids continue after the highest id ever written, also one in a torn last record: under
 // durability "interval" or "never" that record's change may have been acknowledged. A torn order
 // record holds back an order id, a torn pet record a pet id, and neither touches the other's sequence.
 import assert from 'node:assert/strict';

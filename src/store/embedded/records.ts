@@ -80,7 +80,7 @@ function decodeTag(value: unknown): IdempotencyTag | undefined {
   return { scope, key, fingerprint, status, expiresAtMs: expiresAtMs as number };
 }
 
-// Replay's fast path (issue 6: a million pets in under 2 s): a plain pet record is recognised by its
+// Replay's fast path (a million pets in under 2 s): a plain pet record is recognised by its
 // fixed prefix and its status suffix, and the pet's JSON is taken from it as it is, without parsing.
 // The record's checksum was verified by storage/, and it was validated when it was written.
 const PET_RECORD_PREFIX = '{"op":"pet","pet":{"id":';
@@ -186,7 +186,7 @@ export function decodeChange(payload: string, where: string): Change {
 
 // A torn last record cannot be verified, so it is not applied; but under durability "interval" or
 // "never" its change may have been acknowledged, so the ids it may have assigned are not handed out
-// again (issue 3: ids continue after the highest id ever written). An order record's id is an order id.
+// again: ids continue after the highest id ever written. An order record's id is an order id.
 const TORN_PET_ID = /\{"op":"pet","pet":\{"id":([1-9][0-9]{0,15})[,}]/;
 const TORN_ORDER_ID = /\{"op":"order","order":\{"id":([1-9][0-9]{0,15})[,}]/;
 
