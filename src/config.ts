@@ -115,6 +115,10 @@ export interface Settings {
   redisPrefix: string;
   /** While Redis cannot be reached: `closed` answers 503, `open` serves without limits. */
   limiterUnavailable: 'closed' | 'open';
+  /** The port of GET /metrics (Prometheus), a listener of its own; undefined serves no metrics. */
+  metricsPort: number | undefined;
+  /** The address the metrics listener binds to. */
+  metricsHost: string;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -149,6 +153,8 @@ export const DEFAULT_SETTINGS: Settings = {
   redisUrl: undefined,
   redisPrefix: 'animal-store:',
   limiterUnavailable: 'closed',
+  metricsPort: undefined,
+  metricsHost: '127.0.0.1',
 };
 
 export const SETTINGS: readonly Setting[] = [
@@ -384,6 +390,20 @@ export const SETTINGS: readonly Setting[] = [
     description: 'While Redis cannot be reached: closed answers 503, open serves without limits.',
   },
   {
+    option: 'metricsPort',
+    flag: '--metrics-port',
+    env: 'ANIMAL_STORE_METRICS_PORT',
+    kind: 'port',
+    description: 'Serve GET /metrics (Prometheus) on this port, a listener of its own (0 picks a free one).',
+  },
+  {
+    option: 'metricsHost',
+    flag: '--metrics-host',
+    env: 'ANIMAL_STORE_METRICS_HOST',
+    kind: 'string',
+    description: 'Address the metrics listener binds to.',
+  },
+  {
     serve: 'workers',
     flag: '--workers',
     env: 'ANIMAL_STORE_WORKERS',
@@ -560,6 +580,13 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   }
   if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535)
     throw new TypeError('option port must be a whole number from 0 to 65535');
+  if (
+    settings.metricsPort !== undefined &&
+    (!Number.isSafeInteger(settings.metricsPort) || settings.metricsPort < 0 || settings.metricsPort > 65535)
+  )
+    throw new TypeError('option metricsPort must be a whole number from 0 to 65535');
+  if (typeof settings.metricsHost !== 'string' || settings.metricsHost.length === 0)
+    throw new TypeError('option metricsHost must be an address such as "127.0.0.1"');
   if (!['always', 'interval', 'never'].includes(settings.durability))
     throw new TypeError('option durability must be "always", "interval" or "never"');
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {

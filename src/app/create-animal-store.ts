@@ -1,7 +1,7 @@
 // The composition root: settings → store → limiter → keys → service → HTTP → listener. `createAnimalStore`
 // is what the CLI and embedding programs call; each step is a function of its own, and only `listen`
 // opens a port.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Settings } from '../config.js';
 import { createService } from '../service/service.js';
 import { createHttpHandler } from './http-handler.js';
@@ -60,6 +60,11 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     );
   }
   const service = createService(store, clock);
+  // Loaded only when metrics are asked for: prom-client stays out of a service that serves none.
+  const metrics =
+    settings.metricsPort === undefined
+      ? undefined
+      : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight());
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -77,8 +82,23 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       ],
       warn,
     ),
+    observe: metrics?.observer,
   });
   const listeners = new Listeners(settings, handler);
+  let metricsServer: Server | undefined;
+  const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {
+    const listening = await listeners.listen(listenOptions);
+    if (metrics === undefined || settings.metricsPort === undefined) return listening;
+    // Opened with the first API port, on a port of its own.
+    if (metricsServer === undefined) {
+      const { listenMetrics } = await import('../metrics/metrics-listener.js');
+      const opened = await listenMetrics(metrics.registry, settings.metricsPort, settings.metricsHost);
+      metricsServer = opened.server;
+      metricsUrl = opened.url;
+    }
+    return { ...listening, metricsUrl };
+  };
+  let metricsUrl = '';
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -86,6 +106,12 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       accepting = false;
       keys.stopWatching();
       await listeners.drain();
+      if (metricsServer !== undefined) {
+        const server = metricsServer;
+        const closed = new Promise((done) => server.close(done));
+        server.closeAllConnections();
+        await closed;
+      }
       await limiter
         .close()
         .catch((error: unknown) => warn(`could not save the rate-limit state: ${(error as Error).message}`));
@@ -96,7 +122,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
 
   return {
     handler,
-    listen: (listenOptions) => listeners.listen(listenOptions),
+    listen,
     close,
     inFlight: () => handler.inFlight(),
     ...typedAccess(service),

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
 import { CorsPolicy } from '../http/cors.js';
 import { createDispatcher, type Dispatcher } from '../http/dispatch.js';
+import type { RequestObserver } from '../http/request-observer.js';
 import { DocsPage } from '../http/docs-page.js';
 import { readDocsAssets } from '../docs/docs-assets.js';
 import type { KeyLookup } from '../http/authorization.js';
@@ -26,6 +27,8 @@ export interface HttpParts {
   logger: Logger;
   isAccepting(): boolean;
   checkReady(): Promise<void>;
+  /** Told of every request (metrics), if metrics are on. */
+  observe?: RequestObserver | undefined;
 }
 
 /** Every API route, relative to the base path. */
@@ -74,5 +77,6 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
       logger.error('unhandled error', { requestId, error: detail });
     },
     accessLog: logger.access,
+    observe: parts.observe,
   });
 }

@@ -20,6 +20,8 @@ export interface Listening {
   url: string;
   apiUrl: string;
   server: Server;
+  /** Where GET /metrics is served, when metrics are on (`metricsPort`). */
+  metricsUrl?: string;
 }
 
 /** The servers of one service: opened by `listen`, drained by `drain`. */

@@ -173,7 +173,8 @@ export async function runServe(
     await app.close();
     throw listenUsageError(error, app.settings.port, app.settings.host);
   }
-  const { apiUrl } = address;
+  const { apiUrl, metricsUrl } = address;
+  if (metricsUrl !== undefined) logger.info(`metrics on ${metricsUrl}`);
   // One write, so that whoever reads the output (a script, a test) sees the first key with the address.
   const firstKeyNote =
     app.firstKey === undefined

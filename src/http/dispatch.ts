@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 import type { Decision, Limiter } from '../limits/index.js';
+import type { RequestObserver } from './request-observer.js';
 import type { AccessEntry } from '../logger.js';
 import { type HeaderBag, sendError, sendJson } from './answers.js';
 import { authenticate, type KeyLookup } from './authorization.js';
@@ -51,6 +52,8 @@ export interface DispatchContext {
   logError(requestId: string, error: unknown): void;
   /** Called once per answered request, for the access log. */
   accessLog?: ((entry: AccessEntry) => void) | undefined;
+  /** Told of every answered request, refusal and shed request (metrics); none by default. */
+  observe?: RequestObserver | undefined;
 }
 
 const HEALTHZ_OK = '{"status":"ok"}';
@@ -64,7 +67,8 @@ export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) &
 
 /** Builds the dispatcher. */
 export function createDispatcher(context: DispatchContext): Dispatcher {
-  const { basePath, router, limiter, clock, cors, accessLog } = context;
+  const { basePath, router, limiter, clock, cors, accessLog, observe } = context;
+  const timed = accessLog !== undefined || observe !== undefined;
 
   const logAccess = (
     req: IncomingMessage,
@@ -73,9 +77,13 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     path: string,
     startedMs: number,
     key: ApiKey | undefined,
+    operation: string,
   ): void => {
+    if (!timed) return;
+    const elapsedMs = performance.now() - startedMs;
+    observe?.answered(operation, res.statusCode, elapsedMs / 1000);
     if (accessLog === undefined) return;
-    const durationMs = Math.round((performance.now() - startedMs) * 1000) / 1000;
+    const durationMs = Math.round(elapsedMs * 1000) / 1000;
     accessLog({ requestId, method: req.method ?? '', path, status: res.statusCode, durationMs, keyId: key?.id });
   };
   const openapiPath = `${basePath}/openapi.json`;
@@ -132,16 +140,21 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     let key: ApiKey | undefined;
     let arrival: Arrival | undefined;
     let admitted = false;
+    let operation = 'unrouted';
     inFlight++;
     try {
       // The route is looked up first (a pure lookup) so that every answer of a deprecated route carries its
       // Deprecation, Sunset and Link headers, a 401 or 429 included; a 404 or 405 still comes after them.
       const match = router.find(req.method ?? '', path.slice(basePath.length));
+      if (match.kind === 'found') operation = match.route.operationId;
       if (match.kind !== 'not_found' && match.route.deprecation !== undefined)
         Object.assign(headers, match.route.deprecation.headers);
       const address = clientAddress(req, context.trustProxy);
       const addressRefusal = await limiter.checkAddress(address);
-      if (addressRefusal !== undefined) throw failedAuthRefusal(addressRefusal, headers);
+      if (addressRefusal !== undefined) {
+        observe?.refused('rate_limited', false);
+        throw failedAuthRefusal(addressRefusal, headers);
+      }
       try {
         key = authenticate(req, context.keys);
       } catch (error) {
@@ -150,7 +163,10 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       }
       const decision = await limiter.admitKey(key.id, key);
       addHeaders(headers, decision);
-      if (!decision.allowed) throw keyRefusal(decision);
+      if (!decision.allowed) {
+        observe?.refused(decision.code ?? 'rate_limited', decision.banStarted === true);
+        throw keyRefusal(decision);
+      }
       admitted = true;
       // Checked after the key and the limiter, so these 503s count and carry the limit headers like any answer.
       if (!context.isAccepting()) {
@@ -160,6 +176,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         });
       }
       if (inFlight > context.maxInFlight) {
+        observe?.shed();
         throw new ApiError(
           'unavailable',
           `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`,
@@ -210,7 +227,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
-      logAccess(req, res, requestId, path, startedMs, key);
+      logAccess(req, res, requestId, path, startedMs, key, operation);
       if (arrival !== undefined) await arrival.leave().catch((error: unknown) => context.logError(requestId, error));
     }
   };
@@ -242,7 +259,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const startedMs = accessLog === undefined ? 0 : performance.now();
+    const startedMs = timed ? performance.now() : 0;
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers: HeaderBag = { 'x-request-id': requestId };
     const url = req.url ?? '/';
@@ -254,7 +271,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         new ApiError('bad_request', 'An HTTP/1.1 request must carry exactly one Host header (RFC 9112 section 3.2)'),
         headers,
       );
-      logAccess(req, res, requestId, '(bad host)', startedMs, undefined);
+      logAccess(req, res, requestId, '(bad host)', startedMs, undefined, 'malformed');
       return;
     }
     if (url.length > context.maxUrlBytes) {
@@ -263,28 +280,34 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`),
         headers,
       );
-      logAccess(req, res, requestId, '(too long)', startedMs, undefined);
+      logAccess(req, res, requestId, '(too long)', startedMs, undefined, 'malformed');
       return;
     }
     if (cors?.preflight(req, headers)) {
       res.writeHead(204, headers);
       res.end();
-      logAccess(req, res, requestId, '(preflight)', startedMs, undefined);
+      logAccess(req, res, requestId, '(preflight)', startedMs, undefined, 'preflight');
       return;
     }
     cors?.decorate(req, headers);
     const { path, query } = splitTarget(url);
+    let operation = 'not_found';
     if (path === '/healthz') {
+      operation = 'healthz';
       const accepting = context.isAccepting();
       // While stopping, the connection is closed after the 503 so that the prober connects afresh (elsewhere).
       if (!accepting) headers.connection = 'close';
       answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
     } else if (path === '/readyz') {
-      void answerReadiness(req, res, headers).then(() => logAccess(req, res, requestId, path, startedMs, undefined));
+      void answerReadiness(req, res, headers).then(() =>
+        logAccess(req, res, requestId, path, startedMs, undefined, 'readyz'),
+      );
       return;
     } else if (path === openapiPath) {
+      operation = 'openapi';
       answerOperational(req, res, headers, context.openapiJson);
     } else if (context.docs?.has(path) === true) {
+      operation = 'docs';
       context.docs.answer(req, res, headers, path);
     } else if (path === basePath || (path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* "/" */) {
       void serveApi(req, res, headers, path, query, requestId, startedMs);
@@ -296,7 +319,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         headers,
       );
     }
-    logAccess(req, res, requestId, path, startedMs, undefined);
+    logAccess(req, res, requestId, path, startedMs, undefined, operation);
   };
   return Object.assign(listener, { inFlight: () => inFlight });
 }

@@ -12,6 +12,8 @@ export interface Decision {
   allowed: boolean;
   /** Set when refused. */
   code?: RefusalCode;
+  /** True on the refusal that started a ban (it is still a plain rate_limited refusal). */
+  banStarted?: boolean;
   /** Set when refused: whole seconds, at least 1 (also sent as Retry-After). */
   retryAfterSeconds?: number;
   /** X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit, and Retry-After when refused. */

@@ -17,7 +17,7 @@ export interface BucketLevel {
 export type KeyAdmission =
   | { outcome: 'admitted'; minute: BucketLevel; day: BucketLevel }
   /** `waitMs`: until the next request would succeed (a ban this refusal started included). */
-  | { outcome: 'refused'; minute: BucketLevel; day: BucketLevel; waitMs: number }
+  | { outcome: 'refused'; minute: BucketLevel; day: BucketLevel; waitMs: number; banStarted?: boolean }
   /** `banLeftMs`: until the ban ends. */
   | { outcome: 'banned'; minute: BucketLevel; day: BucketLevel; banLeftMs: number };
 
@@ -29,12 +29,14 @@ export function keyDecision(admission: KeyAdmission, limits: Limits, policy: str
       return { allowed: true, headers: rateLimitHeaders(usual, policy, wallMs) };
     case 'refused': {
       const retryAfter = retryAfterSeconds(admission.waitMs);
-      return {
+      const decision: Decision = {
         allowed: false,
         code: 'rate_limited',
         retryAfterSeconds: retryAfter,
         headers: rateLimitHeaders(usual, policy, wallMs, retryAfter),
       };
+      if (admission.banStarted === true) decision.banStarted = true;
+      return decision;
     }
     case 'banned': {
       const retryAfter = retryAfterSeconds(admission.banLeftMs);

@@ -105,14 +105,20 @@ export class KeyLimiter {
     // The next request succeeds once both buckets hold a whole token.
     let waitMs = Math.max(msUntilToken(minute, limits.perMinute, MINUTE_MS), msUntilToken(day, limits.perDay, DAY_MS));
     state.refusals ??= new RefusalWindow(this.#options.refusalsBeforeBan);
-    if (state.refusals.record(nowMs, this.#options.refusalWindowMs)) {
+    const banStarted = state.refusals.record(nowMs, this.#options.refusalWindowMs);
+    if (banStarted) {
       // This refusal is still a plain `rate_limited` (the ban's answers start with the next request),
       // and it starts the ban: the next request succeeds once the ban is over and a token is back,
       // whichever is later.
       state.banEndMs = nowMs + this.#options.banMs;
       waitMs = Math.max(waitMs, this.#options.banMs);
     }
-    return keyDecision({ outcome: 'refused', ...levelsOf(minute, day, limits), waitMs }, limits, policy, wallMs);
+    return keyDecision(
+      { outcome: 'refused', ...levelsOf(minute, day, limits), waitMs, ...(banStarted && { banStarted }) },
+      limits,
+      policy,
+      wallMs,
+    );
   }
 
   /**

@@ -41,8 +41,19 @@ export interface JournalState {
   releaseLock: () => Promise<void>;
 }
 
+/** What the journal reports as it works, for metrics: each fsync and each compaction. */
+export interface JournalListener {
+  /** An fsync took `seconds`, making `records` records durable (the group that shared it). */
+  synced(seconds: number, records: number): void;
+  compacted(): void;
+}
+
 /** The append-only log of one data directory; made by openJournal. */
 export class Journal {
+  /** Told of each fsync and compaction; set by whoever watches (metrics), none by default. */
+  listener: JournalListener | undefined;
+  /** Records written since the last fsync, under interval and never: the group the next fsync makes durable. */
+  #unsyncedRecords = 0;
   readonly #config: Omit<JournalState, 'file' | 'bytes' | 'records'>;
   readonly #timer: NodeJS.Timeout | undefined;
   #file: StorageFile | null;
@@ -189,7 +200,9 @@ export class Journal {
     }
     if (this.#config.durability === 'always') {
       try {
+        const startedMs = performance.now();
         await file.datasync();
+        this.listener?.synced((performance.now() - startedMs) / 1000, batch.length);
       } catch (error) {
         const failure = unavailable(error, `fsync ${this.#config.path}`);
         this.#turnReadOnly(failure);
@@ -199,6 +212,7 @@ export class Journal {
       }
     } else {
       this.#unsynced = true;
+      this.#unsyncedRecords += batch.length;
     }
     this.#bytes += data.length;
     this.#records += batch.length;
@@ -223,8 +237,11 @@ export class Journal {
 
   async #syncWritten(file: StorageFile): Promise<void> {
     try {
+      const startedMs = performance.now();
       await file.datasync();
+      this.listener?.synced((performance.now() - startedMs) / 1000, this.#unsyncedRecords);
       this.#unsynced = false;
+      this.#unsyncedRecords = 0;
     } catch (error) {
       this.#turnReadOnly(unavailable(error, `fsync ${this.#config.path}`));
       await this.#recover();
@@ -289,6 +306,7 @@ export class Journal {
       await this.#config.fs.rename(this.#config.tempPath, this.#config.path);
       renamed = true;
       await this.#switchTo(temp.bytes, payloads.length + since.records);
+      this.listener?.compacted();
     } catch (error) {
       if (!renamed) await (temp?.abandon() ?? this.#config.fs.unlink(this.#config.tempPath).catch(() => {}));
       // A file-system failure is a 503; anything else (a snapshot that throws, a bad payload) is a bug to surface as is.

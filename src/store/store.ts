@@ -96,6 +96,23 @@ export interface KeyTable {
   watch(onChange: () => void, onFailure: (reason: string) => void): () => void;
 }
 
+/** What a store's storage tells as it works: each fsync and each compaction (see `Store.storage`). */
+export interface StorageListener {
+  /** An fsync took `seconds`, making `records` records durable (the group that shared it). */
+  synced(seconds: number, records: number): void;
+  compacted(): void;
+}
+
+/** The storage of a store that keeps its own files (the embedded store's journal), for metrics. */
+export interface StorageWatch {
+  /** The journal's intact records and bytes now. */
+  stats(): { records: number; bytes: number };
+  /** How long opening the store took (replaying the journal), in seconds. */
+  readonly openSeconds: number;
+  /** Sets the one listener told of fsyncs and compactions. */
+  listen(listener: StorageListener): void;
+}
+
 /** Where the animals, their orders, the remembered answers and the keys live. */
 export interface Store {
   /** What kind of store this is, for logs and readiness: `embedded` or `postgres`. */
@@ -104,6 +121,8 @@ export interface Store {
   readonly cursorSecret: Buffer;
   readonly idempotency: IdempotencyTable;
   readonly keys: KeyTable;
+  /** The store's own files, where it has some (the embedded store on disk); PostgreSQL reports through its server. */
+  readonly storage?: StorageWatch | undefined;
 
   getPet(id: number): Awaitable<StoredPet | undefined>;
   pagePets(request: PageRequest<PetStatus>): Awaitable<Page<StoredPet>>;

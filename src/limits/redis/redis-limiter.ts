@@ -101,7 +101,7 @@ export class RedisLimiter implements Limiter {
       ),
     );
     if (reply === undefined) return { allowed: true, headers: [] };
-    const [outcome, minuteText, dayText, waitText, nowText] = reply;
+    const [outcome, minuteText, dayText, waitText, nowText, banStarted] = reply;
     const minute = { tokens: Number(minuteText), atMs: 0 };
     const day = { tokens: Number(dayText), atMs: 0 };
     const levels = {
@@ -114,7 +114,7 @@ export class RedisLimiter implements Limiter {
         ? { outcome, ...levels }
         : outcome === 'banned'
           ? { outcome, ...levels, banLeftMs: waitMs }
-          : { outcome: 'refused', ...levels, waitMs };
+          : { outcome: 'refused', ...levels, waitMs, ...(banStarted === '1' && { banStarted: true }) };
     return keyDecision(admission, limits, keyPolicy(limits), Number(nowText));
   }
 

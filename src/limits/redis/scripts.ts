@@ -37,7 +37,7 @@ end
  * Admits one request of a key. KEYS: the key's hash (minute tokens m, day tokens d, time at, ban end),
  * its refusal list (the times of its last N+1 refusals, newest first). ARGV: time or 0, per minute,
  * per day, refusals before a ban (N), the refusal window, the ban's length (ms).
- * Reply: outcome (admitted, refused, banned), minute tokens, day tokens, wait ms, time ms.
+ * Reply: outcome (admitted, refused, banned), minute tokens, day tokens, wait ms, time ms, 1 when a ban started.
  */
 export const ADMIT_KEY = `${PRELUDE}
 local now = now_ms(tonumber(ARGV[1]))
@@ -53,7 +53,7 @@ if now > at then elapsed = now - at; at = now end
 -- A plan changed since: tokens are clamped to the new capacity, never raised.
 minute = refill(math.min(minute, per_minute), per_minute, 60000, elapsed)
 day = refill(math.min(day, per_day), per_day, 86400000, elapsed)
-local outcome, wait = 'admitted', 0
+local outcome, wait, ban_started = 'admitted', 0, '0'
 if ban > now then
   outcome, wait = 'banned', ban - now
 else
@@ -77,6 +77,7 @@ else
         -- This refusal is still a plain one; it starts the ban for the requests after it.
         ban = now + ban_ms
         wait = math.max(wait, ban_ms)
+        ban_started = '1'
       end
     end
   end
@@ -84,7 +85,7 @@ end
 redis.call('HSET', KEYS[1], 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at), 'ban', tostring(ban))
 local matters_ms = math.max(ms_until_full(minute, per_minute, 60000), ms_until_full(day, per_day, 86400000), ban - now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(matters_ms) + 1000)
-return { outcome, tostring(minute), tostring(day), tostring(wait), tostring(now) }
+return { outcome, tostring(minute), tostring(day), tostring(wait), tostring(now), ban_started }
 `;
 
 /** Gives back one token of each bucket (a request that counts against no key). KEYS, ARGV as ADMIT_KEY's first three. */

@@ -15,6 +15,7 @@ import type {
   KeyTable,
   Page,
   PageRequest,
+  StorageWatch,
   Store,
 } from '../store.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -27,6 +28,8 @@ export interface EmbeddedStoreParts {
   journal: Journal | undefined;
   keys: KeyTable;
   cursorSecret: Buffer;
+  /** How long opening took (replaying the journal), in seconds. */
+  openSeconds?: number;
 }
 
 /** The Store of one process: memory plus a journal. */
@@ -38,12 +41,24 @@ export class EmbeddedStore implements Store {
   readonly #journal: Journal | undefined;
   readonly #petLocks = new KeyedLock();
   readonly #orderLocks = new KeyedLock();
+  readonly storage: StorageWatch | undefined;
 
   constructor(parts: EmbeddedStoreParts) {
     this.#state = parts.state;
     this.#journal = parts.journal;
     this.keys = parts.keys;
     this.cursorSecret = parts.cursorSecret;
+    const journal = parts.journal;
+    this.storage =
+      journal === undefined
+        ? undefined
+        : {
+            stats: () => journal.stats,
+            openSeconds: parts.openSeconds ?? 0,
+            listen: (listener) => {
+              journal.listener = listener;
+            },
+          };
   }
 
   get idempotency(): IdempotencyTable {

@@ -32,6 +32,7 @@ export interface EmbeddedStoreOptions {
 /** Opens (and locks) the embedded store of `options.dataDir`, or an in-memory one without a directory. */
 export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
   const { dataDir, clock, warn } = options;
+  const startedMs = performance.now();
   if (dataDir === undefined) {
     return new EmbeddedStore({
       state: new EmbeddedState(NO_LOG, clock),
@@ -74,7 +75,13 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     const keys = new FileKeyTable(dataDir);
     // A damaged keys file stops start-up here, naming it, rather than at the first request.
     await keys.list();
-    return new EmbeddedStore({ state, journal, keys, cursorSecret });
+    return new EmbeddedStore({
+      state,
+      journal,
+      keys,
+      cursorSecret,
+      openSeconds: (performance.now() - startedMs) / 1000,
+    });
   } catch (error) {
     await journal.close();
     throw error;

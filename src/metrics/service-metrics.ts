@@ -1,0 +1,176 @@
+// The service's Prometheus metrics, with prom-client: what the dispatcher observes per request
+// (operations, statuses, latency, refusals, shed requests), what the store holds (animals by status,
+// orders by state, read when scraped), the embedded store's journal (records, bytes, fsync latency
+// and group size, compactions, the time opening took), and the process metrics Node services
+// publish (event-loop lag, heap, RSS, GC, handles). Each service has a registry of its own, so two
+// services in one process do not mix their numbers.
+//
+// The request path pays one counter increment and one histogram observation per request: the
+// labelled children are made once per operation and status and kept, so no label set is hashed
+// per request.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestObserver } from '../http/request-observer.js';
+import { ORDER_STATUSES } from '../orders/schemas.js';
+import { PET_STATUSES } from '../pets/schemas.js';
+import type { Store } from '../store/store.js';
+
+/** Latency buckets in seconds: from half a millisecond (a cached read) to 2.5 s (a stalled disk). */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */
+const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+/** Records made durable by one fsync: 1 when writes come one at a time, more when they are grouped. */
+const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/** The metrics of one service. */
+export interface ServiceMetrics {
+  registry: Registry;
+  observer: RequestObserver;
+}
+
+/** Builds the registry of a service on `store`; `inFlight` counts API requests being answered now. */
+export function createServiceMetrics(store: Store, inFlight: () => number): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'animal_store_http_requests_total',
+    help: 'Requests answered, by operation (the OpenAPI operationId, or healthz, readyz, openapi, docs, preflight, malformed, not_found, unrouted) and status.',
+    labelNames: ['operation', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'animal_store_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being handed to the socket, by operation.',
+    labelNames: ['operation'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'animal_store_rate_limit_refusals_total',
+    help: 'Requests refused by the rate limits (429), by code: rate_limited or temporarily_banned.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  const bans = new Counter({
+    name: 'animal_store_rate_limit_bans_total',
+    help: 'Temporary bans started (a key refused too often within the refusal window).',
+    registers: [registry],
+  });
+  const shed = new Counter({
+    name: 'animal_store_requests_shed_total',
+    help: 'Requests answered 503 because the service was at capacity (--max-in-flight).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'animal_store_requests_in_flight',
+    help: 'API requests being answered now.',
+    registers: [registry],
+    collect() {
+      this.set(inFlight());
+    },
+  });
+  new Gauge({
+    name: 'animal_store_pets',
+    help: 'Animals in the store, by status (read from the store when scraped).',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      for (const status of PET_STATUSES)
+        this.set({ status }, (await store.pagePets({ status, afterId: 0, limit: 0 })).total);
+    },
+  });
+  new Gauge({
+    name: 'animal_store_orders',
+    help: 'Orders in the store, by state (read from the store when scraped).',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      for (const status of ORDER_STATUSES)
+        this.set({ status }, (await store.pageOrders({ status, afterId: 0, limit: 0 })).total);
+    },
+  });
+
+  const storage = store.storage;
+  if (storage !== undefined) {
+    new Gauge({
+      name: 'animal_store_journal_records',
+      help: 'Intact records in the journal (the embedded store).',
+      registers: [registry],
+      collect() {
+        this.set(storage.stats().records);
+      },
+    });
+    new Gauge({
+      name: 'animal_store_journal_bytes',
+      help: 'Size of the journal in bytes (the embedded store).',
+      registers: [registry],
+      collect() {
+        this.set(storage.stats().bytes);
+      },
+    });
+    const opened = new Gauge({
+      name: 'animal_store_store_open_seconds',
+      help: 'Time opening the store took at start: replaying the journal.',
+      registers: [registry],
+    });
+    opened.set(storage.openSeconds);
+    const fsyncs = new Histogram({
+      name: 'animal_store_journal_fsync_duration_seconds',
+      help: 'Time each fsync of the journal took.',
+      buckets: FSYNC_BUCKETS,
+      registers: [registry],
+    });
+    const groups = new Histogram({
+      name: 'animal_store_journal_fsync_group_records',
+      help: 'Records made durable by each fsync (group commit).',
+      buckets: GROUP_BUCKETS,
+      registers: [registry],
+    });
+    const compactions = new Counter({
+      name: 'animal_store_journal_compactions_total',
+      help: 'Compactions of the journal completed.',
+      registers: [registry],
+    });
+    storage.listen({
+      synced: (seconds, records) => {
+        fsyncs.observe(seconds);
+        if (records > 0) groups.observe(records);
+      },
+      compacted: () => compactions.inc(),
+    });
+  }
+
+  const requestChildren = new Map<string, Counter.Internal>();
+  const latencyChildren = new Map<string, Histogram.Internal<'operation'>>();
+  const refusalChildren = new Map<string, Counter.Internal>();
+  const observer: RequestObserver = {
+    answered(operation, status, seconds) {
+      const id = `${operation} ${status}`;
+      let counted = requestChildren.get(id);
+      if (counted === undefined) {
+        counted = requests.labels(operation, String(status));
+        requestChildren.set(id, counted);
+      }
+      counted.inc();
+      let timed = latencyChildren.get(operation);
+      if (timed === undefined) {
+        timed = latency.labels(operation);
+        latencyChildren.set(operation, timed);
+      }
+      timed.observe(seconds);
+    },
+    refused(code, banStarted) {
+      let counted = refusalChildren.get(code);
+      if (counted === undefined) {
+        counted = refusals.labels(code);
+        refusalChildren.set(code, counted);
+      }
+      counted.inc();
+      if (banStarted) bans.inc();
+    },
+    shed() {
+      shed.inc();
+    },
+  };
+  return { registry, observer };
+}
