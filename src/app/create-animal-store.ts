@@ -92,7 +92,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     // Opened with the first API port, on a port of its own.
     if (metricsServer === undefined) {
       const { listenMetrics } = await import('../metrics/metrics-listener.js');
-      const opened = await listenMetrics(metrics.registry, settings.metricsPort, settings.metricsHost);
+      const opened = await listenMetrics(metrics, settings.metricsPort, settings.metricsHost);
       metricsServer = opened.server;
       metricsUrl = opened.url;
     }

@@ -3,11 +3,11 @@
 // published to its clients by accident.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import type { ServiceMetrics } from './service-metrics.js';
 
 /** Opens the metrics port; resolves with its address once it listens. */
 export async function listenMetrics(
-  registry: Registry,
+  metrics: ServiceMetrics,
   port: number,
   host: string,
 ): Promise<{ url: string; server: Server }> {
@@ -21,9 +21,9 @@ export async function listenMetrics(
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Use GET.\n');
       return;
     }
-    registry.metrics().then(
+    metrics.text().then(
       (text) => {
-        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+        res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {

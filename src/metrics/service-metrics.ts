@@ -5,17 +5,15 @@
 // publish (event-loop lag, heap, RSS, GC, handles). Each service has a registry of its own, so two
 // services in one process do not mix their numbers.
 //
-// The request path pays one counter increment and one histogram observation per request: the
-// labelled children are made once per operation and status and kept, so no label set is hashed
-// per request.
+// The request path pays a few additions per request: the two metrics every request moves are kept by
+// hand (request-tally.ts), the rare ones (refusals, bans, shed requests) by prom-client.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestTally } from './request-tally.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import { ORDER_STATUSES } from '../orders/schemas.js';
 import { PET_STATUSES } from '../pets/schemas.js';
 import type { Store } from '../store/store.js';
 
-/** Latency buckets in seconds: from half a millisecond (a cached read) to 2.5 s (a stalled disk). */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */
 const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 /** Records made durable by one fsync: 1 when writes come one at a time, more when they are grouped. */
@@ -25,6 +23,9 @@ const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 export interface ServiceMetrics {
   registry: Registry;
   observer: RequestObserver;
+  /** The whole scrape: prom-client's registry and the hand-kept request metrics. */
+  text(): Promise<string>;
+  contentType: string;
 }
 
 /** Builds the registry of a service on `store`; `inFlight` counts API requests being answered now. */
@@ -32,19 +33,6 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'animal_store_http_requests_total',
-    help: 'Requests answered, by operation (the OpenAPI operationId, or healthz, readyz, openapi, docs, preflight, malformed, not_found, unrouted) and status.',
-    labelNames: ['operation', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'animal_store_http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer being handed to the socket, by operation.',
-    labelNames: ['operation'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
   const refusals = new Counter({
     name: 'animal_store_rate_limit_refusals_total',
     help: 'Requests refused by the rate limits (429), by code: rate_limited or temporarily_banned.',
@@ -140,24 +128,11 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
     });
   }
 
-  const requestChildren = new Map<string, Counter.Internal>();
-  const latencyChildren = new Map<string, Histogram.Internal<'operation'>>();
   const refusalChildren = new Map<string, Counter.Internal>();
+  const tally = new RequestTally();
   const observer: RequestObserver = {
     answered(operation, status, seconds) {
-      const id = `${operation} ${status}`;
-      let counted = requestChildren.get(id);
-      if (counted === undefined) {
-        counted = requests.labels(operation, String(status));
-        requestChildren.set(id, counted);
-      }
-      counted.inc();
-      let timed = latencyChildren.get(operation);
-      if (timed === undefined) {
-        timed = latency.labels(operation);
-        latencyChildren.set(operation, timed);
-      }
-      timed.observe(seconds);
+      tally.answered(operation, status, seconds);
     },
     refused(code, banStarted) {
       let counted = refusalChildren.get(code);
@@ -172,5 +147,10 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
       shed.inc();
     },
   };
-  return { registry, observer };
+  return {
+    registry,
+    observer,
+    text: async () => `${await registry.metrics()}\n${tally.exposition()}`,
+    contentType: registry.contentType,
+  };
 }
