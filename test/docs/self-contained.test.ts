@@ -40,7 +40,7 @@ test('every README section a source file names exists', () => {
     .filter((line) => line.startsWith('#'))
     .map((line) => line.replace(/^#+\s*/, ''));
   const missing: string[] = [];
-  for (const path of tracked.filter((file) => file.endsWith('.ts'))) {
+  for (const path of tracked.filter((file) => file.endsWith('.ts') && !file.endsWith('self-contained.test.ts'))) {
     for (const match of readFileSync(`${ROOT}${path}`, 'utf8').matchAll(/README "([^"]+)"(?: and "([^"]+)")?/g)) {
       for (const name of [match[1], match[2]]) {
         if (name !== undefined && !headings.some((heading) => heading.startsWith(name)))
