@@ -8,7 +8,7 @@ import { runServe } from './cli/serve.js';
 import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
-const COMMANDS = ['serve', 'keys', 'migrate', 'bench'] as const;
+const COMMANDS = ['serve', 'keys', 'migrate', 'backup', 'restore', 'bench'] as const;
 
 const HELP = `Usage: animal-store [command] [options]
 
@@ -16,6 +16,8 @@ Commands:
   serve    Serve the API (the default command); animal-store serve --help
   keys     Create, list, revoke and check API keys; animal-store keys --help
   migrate  Copy an embedded store into PostgreSQL; animal-store migrate --help
+  backup   Back up a data directory while the service runs; animal-store backup --help
+  restore  Restore a backup into a new data directory; animal-store restore --help
   bench    Load-test the API (autocannon-style); animal-store bench --help
 
 Options (every command takes them):
@@ -60,6 +62,10 @@ async function main(argv: readonly string[]): Promise<void> {
       return runKeys(rest, process.env, print);
     case 'migrate':
       return (await import('./cli/migrate.js')).runMigrate(rest, process.env, print);
+    case 'backup':
+      return (await import('./cli/backup.js')).runBackup(rest, process.env, print);
+    case 'restore':
+      return (await import('./cli/backup.js')).runRestore(rest, process.env, print);
     case 'bench':
       // Loaded on demand: serving never loads the bench code.
       return (await import('./cli/bench.js')).runBench(rest, process.env, print);

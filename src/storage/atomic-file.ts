@@ -4,7 +4,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Replaces `path` with `content` atomically, the new file created with `mode`. */
-export async function writeFileAtomically(path: string, content: string, mode: number): Promise<void> {
+export async function writeFileAtomically(path: string, content: string | Uint8Array, mode: number): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   const file = await open(temporary, 'w', mode);
   try {

@@ -48,7 +48,7 @@ test('slips get one line with what was probably meant, and exit code 2', async (
   ]);
   assert.equal(
     command.err,
-    'animal-store: unknown command "srve"; did you mean serve? commands: serve, keys, migrate, bench (see animal-store --help)\n',
+    'animal-store: unknown command "srve"; did you mean serve? commands: serve, keys, migrate, backup, restore, bench (see animal-store --help)\n',
   );
   assert.equal(flag.err, 'animal-store: unknown option --prot; did you mean --port? (see animal-store serve --help)\n');
   assert.equal(

@@ -1,0 +1,178 @@
+// Online backup and restore with real processes: a backup taken while creates pour in holds every pet
+// acknowledged before it began; backups taken while the journal is compacted again and again are each
+// whole; a restored directory serves them; a damaged or cut backup and a non-empty target are refused.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Agent, request } from 'undici';
+import { type Child, runCli, waitForListening } from '../helpers/child.js';
+
+const KEY = 'backup-test-key-0123456789';
+const ENV = { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` };
+const agent = new Agent({ connections: 64 });
+const dirs: string[] = [];
+const children: Child[] = [];
+after(async () => {
+  for (const child of children) child.process.kill('SIGKILL');
+  await Promise.all(children.map((child) => child.exited));
+  await agent.close();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-backup-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function serve(dataDir: string, extra: string[] = []): Promise<{ child: Child; url: string }> {
+  const child = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...extra], ENV);
+  children.push(child);
+  return { child, url: await waitForListening(child) };
+}
+
+async function send(apiUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) {
+  const response = await request(`${apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: agent,
+  });
+  return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> };
+}
+
+/** Runs the CLI to its end. */
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runCli(args);
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+test(
+  'a backup under a write load holds every create acknowledged before it began, and restores',
+  { timeout: 120_000 },
+  async () => {
+    const dataDir = await tempDir();
+    const out = join(await tempDir(), 'store.backup');
+    const { child, url } = await serve(dataDir, ['--durability', 'always']);
+    const acknowledged = new Map<number, string>();
+    let stop = false;
+    const load = async (n: number): Promise<void> => {
+      for (let i = 0; !stop; i++) {
+        const name = `b ${n}-${i}`;
+        const answer = await send(url, 'POST', '/pets', { name, categoryId: 2 });
+        if (answer.status === 201) acknowledged.set(answer.json.id as number, name);
+      }
+    };
+    const workers = Array.from({ length: 16 }, (_, n) => load(n));
+    while (acknowledged.size < 300) await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = new Map(acknowledged);
+    const backup = await cli(['backup', '--data-dir', dataDir, '--out', out]);
+    stop = true;
+    await Promise.all(workers);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /^Backed up \d+ records and keys\.json|cursor\.secret/);
+
+    const verified = await cli(['backup', '--verify', out]);
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.match(verified.stdout, /is sound: \d+ records/);
+
+    const restored = join(await tempDir(), 'restored');
+    const restore = await cli(['restore', '--in', out, '--data-dir', restored]);
+    assert.equal(restore.code, 0, restore.stderr);
+    child.process.kill('SIGTERM');
+    await child.exited;
+    const again = await serve(restored);
+    for (const [id, name] of before) {
+      const found = await send(again.url, 'GET', `/pets/${id}`);
+      assert.equal(found.status, 200, `pet ${id} was acknowledged before the backup began and is not in it`);
+      assert.equal(found.json.name, name);
+    }
+    assert.equal(again.child.stderr(), '', 'the restored journal opens with no torn record to cut');
+  },
+);
+
+test('backups taken while the journal is compacted again and again are each whole', { timeout: 120_000 }, async () => {
+  const dataDir = await tempDir();
+  const { url } = await serve(dataDir, ['--compact-min-records', '20', '--durability', 'never']);
+  const pets: number[] = [];
+  for (let i = 0; i < 20; i++)
+    pets.push((await send(url, 'POST', '/pets', { name: `c${i}`, categoryId: 1 })).json.id as number);
+  // Orders placed and cancelled over and over: each cancel supersedes records, so compactions follow.
+  let stop = false;
+  let moves = 0;
+  const churn = async (petId: number): Promise<void> => {
+    while (!stop) {
+      const placed = await send(url, 'POST', '/store/orders', { petId });
+      if (placed.status === 201) await send(url, 'DELETE', `/store/orders/${placed.json.id as number}`);
+      moves++;
+    }
+  };
+  const workers = pets.map((petId) => churn(petId));
+  const backupDir = await tempDir();
+  for (let round = 0; round < 6; round++) {
+    while (moves < (round + 1) * 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    const out = join(backupDir, `round-${round}.backup`);
+    const backup = await cli(['backup', '--data-dir', dataDir, '--out', out]);
+    assert.equal(backup.code, 0, backup.stderr);
+    const verified = await cli(['backup', '--verify', out]);
+    assert.equal(verified.code, 0, `round ${round}: ${verified.stderr}`);
+  }
+  stop = true;
+  await Promise.all(workers);
+  const restored = join(await tempDir(), 'restored');
+  assert.equal((await cli(['restore', '--in', join(backupDir, 'round-5.backup'), '--data-dir', restored])).code, 0);
+  const again = await serve(restored);
+  const listed = await request(`${again.url}/pets?limit=100`, {
+    headers: { authorization: `Bearer ${KEY}` },
+    dispatcher: agent,
+  });
+  const ids = ((await listed.body.json()) as Array<{ id: number }>).map((pet) => pet.id);
+  assert.deepEqual(ids, pets, 'every pet created before the backups is in the last one');
+});
+
+test(
+  'a cut or altered backup, and a non-empty target, are refused with one line and nothing written',
+  { timeout: 60_000 },
+  async () => {
+    const dataDir = await tempDir();
+    const { url, child } = await serve(dataDir);
+    for (let i = 0; i < 5; i++) await send(url, 'POST', '/pets', { name: `d${i}`, categoryId: 1 });
+    const backupDir = await tempDir();
+    const out = join(backupDir, 'good.backup');
+    assert.equal((await cli(['backup', '--data-dir', dataDir, '--out', out])).code, 0);
+    child.process.kill('SIGTERM');
+    const bytes = await readFile(out);
+
+    const cut = join(backupDir, 'cut.backup');
+    await writeFile(cut, bytes.subarray(0, bytes.length - 100));
+    const altered = join(backupDir, 'altered.backup');
+    const flipped = Buffer.from(bytes);
+    flipped[Math.floor(bytes.length / 2)] = (flipped[Math.floor(bytes.length / 2)] as number) ^ 0x01;
+    await writeFile(altered, flipped);
+    for (const bad of [cut, altered]) {
+      const verify = await cli(['backup', '--verify', bad]);
+      assert.equal(verify.code, 1);
+      assert.match(verify.stderr, /cannot be used: .*(cut short|checksum)/);
+      assert.equal(verify.stderr.trim().split('\n').length, 1);
+      const target = join(await tempDir(), 'target');
+      const restore = await cli(['restore', '--in', bad, '--data-dir', target]);
+      assert.equal(restore.code, 1);
+      await assert.rejects(readFile(join(target, 'animals.log')), 'nothing was restored');
+    }
+    const notABackup = join(backupDir, 'notes.txt');
+    await writeFile(notABackup, 'hello\n');
+    assert.match((await cli(['backup', '--verify', notABackup])).stderr, /not an animal-store backup/);
+
+    const full = join(await tempDir(), 'full');
+    await mkdir(full);
+    await writeFile(join(full, 'something'), 'x');
+    const refused = await cli(['restore', '--in', out, '--data-dir', full]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /is not empty; restore into a new directory/);
+    const usage = await cli(['restore', '--in', out]);
+    assert.equal(usage.code, 2);
+  },
+);
