@@ -41,6 +41,12 @@ export interface LoadOptions {
   warmupMs?: number;
   /** Checks one answer's headers; returns what is wrong with it, if anything. */
   inspect?(status: number, headers: ResponseHeaders): string | undefined;
+  /**
+   * Stops the run at the first answer with one of these statuses (when the scenario does not expect
+   * it): a 429 means the key's plan, not the service, sets the pace, and measuring refusals would
+   * publish the wrong number. The result then carries `stoppedBy`.
+   */
+  stopOnStatuses?: ReadonlySet<number>;
   /** Called every `progressIntervalMs` while running. */
   onProgress?(progress: Progress): void;
   progressIntervalMs?: number;
@@ -73,6 +79,8 @@ export interface LoadResult {
   latency: Histogram;
   /** Answers and body bytes in each second of the run (the last second may be partial). */
   perSecond: { completed: number[]; bodyBytes: number[] };
+  /** Set when the run stopped early at an answer of `stopOnStatuses`: that answer's status. */
+  stoppedBy?: number;
 }
 
 const MAX_PROBLEMS_KEPT = 10;
@@ -241,6 +249,15 @@ class LoadRun {
     bodyBytes[second] = (bodyBytes[second] ?? 0) + exchange.bodyBytes;
     const status = exchange.status;
     result.statusCounts[status] = (result.statusCounts[status] ?? 0) + 1;
+    if (
+      result.stoppedBy === undefined &&
+      this.#options.stopOnStatuses?.has(status) === true &&
+      !this.#options.expectedStatuses.has(status)
+    ) {
+      // No request is sent after this one; those in flight finish.
+      result.stoppedBy = status;
+      this.#lastIndex = this.#issued;
+    }
     let problem: string | undefined;
     if (!this.#options.expectedStatuses.has(status)) problem = `unexpected status ${status}`;
     else if (this.#options.inspect !== undefined) problem = this.#options.inspect(status, exchange.headers ?? {});

@@ -127,11 +127,19 @@ async function runScenarioAt(
     timeoutMs: options.timeoutMs,
     nextRequest: prepared.nextRequest,
     expectedStatuses: new Set(scenario.expectedStatuses),
+    stopOnStatuses: new Set([429]),
     inspect: scenario.inspect,
     onProgress: progress?.onProgress,
     progressIntervalMs: progress?.intervalMs,
   });
   progress?.done();
+  if (result.stoppedBy === 429) {
+    throw new Error(
+      "stopped early: the service answered 429 (rate limited), so the key's plan, not the service, sets the pace. " +
+        'A load test needs a key with limits above the load: animal-store keys create --plan enterprise ' +
+        '--per-minute 100000000 --per-day 1000000000 --name load-test',
+    );
+  }
   return buildReport(meta, result, prepared.notes);
 }
 

@@ -350,3 +350,21 @@ test('as a process, animal-store bench and npm run bench exit with code 1 when a
     await fresh.close();
   }
 });
+
+test('a key whose plan is too small for the load stops the run at the first 429, saying which key a load test needs', async () => {
+  const FREE_KEY = 'bench-free-key-0123456789';
+  const limited = await startServer({ keys: [{ key: FREE_KEY, plan: 'free' }] });
+  const io = capture();
+  try {
+    await assert.rejects(
+      runBenchCommand(
+        ['--url', `${limited.url}/v1`, '--key', FREE_KEY, '--scenario', 'list', '--amount', '500', '-c', '2', '-q'],
+        {},
+        io,
+      ),
+      /stopped early: the service answered 429 .* animal-store keys create --plan enterprise/,
+    );
+  } finally {
+    await limited.close();
+  }
+});
