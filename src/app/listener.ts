@@ -60,6 +60,8 @@ export class Listeners {
     // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node would answer a bare
     // 417 without the JSON body, so such a request is served as if it had no Expect header.
     server.on('checkExpectation', handler);
+    // Expect: 100-continue is answered by the dispatcher once it wants the body, not by Node at once.
+    server.on('checkContinue', handler.checkContinue);
     const host = options.host ?? settings.host;
     await new Promise<void>((done, fail) => {
       server.once('error', fail);

@@ -63,7 +63,14 @@ const STOPPING_MESSAGE = 'The service is stopping and takes no new work; send re
 const HEALTHZ_STOPPING = errorBody('unavailable', STOPPING_MESSAGE);
 
 /** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
-export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & { inFlight(): number };
+export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  inFlight(): number;
+  /**
+   * The server's `checkContinue` listener: a request with Expect: 100-continue whose `100 Continue` the
+   * dispatcher sends itself, once it wants the body. Mounted elsewhere without it, Node sends the 100 at once.
+   */
+  checkContinue(req: IncomingMessage, res: ServerResponse): void;
+};
 
 /** Builds the dispatcher. */
 export function createDispatcher(context: DispatchContext): Dispatcher {
@@ -210,6 +217,10 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         arrival = await context.arrive(`${key.id} ${route.method} ${route.path}`, idempotencyKey);
       }
       let body: unknown;
+      // Expect: 100-continue is answered here, when the body is wanted (RFC 9110 §10.1.1): after the key,
+      // the limits and the Idempotency-Key's claim, so a client refused before gets its final answer
+      // without sending the body, and a repeat that arrives after the 100 finds the claim in place.
+      if (expectsContinue(req)) res.writeContinue();
       if (route.bodyMediaTypes !== undefined)
         body = await readJsonBody(req, context.maxBodyBytes, route.bodyMediaTypes);
       // A GET's body is ignored, headers and all; any other method's is checked.
@@ -321,7 +332,13 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     }
     logAccess(req, res, requestId, path, startedMs, undefined, operation);
   };
-  return Object.assign(listener, { inFlight: () => inFlight });
+  return Object.assign(listener, {
+    inFlight: () => inFlight,
+    checkContinue: (req: IncomingMessage, res: ServerResponse): void => {
+      awaitingContinue.add(req);
+      listener(req, res);
+    },
+  });
 }
 
 // An Idempotency-Key is 1 to 255 visible ASCII characters.
@@ -358,6 +375,14 @@ function addHeaders(headers: HeaderBag, decision: Decision): void {
 }
 
 /** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
+/** Requests whose `100 Continue` Node left to the dispatcher (they came through `checkContinue`). */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/** Whether this request still waits for its `100 Continue`; true once only. */
+function expectsContinue(req: IncomingMessage): boolean {
+  return awaitingContinue.delete(req);
+}
+
 function keyRefusal(decision: Decision): ApiError {
   const code = decision.code ?? 'rate_limited';
   const seconds = decision.retryAfterSeconds ?? 1;
