@@ -11,6 +11,9 @@ import { type CannedAnswer, startBaseline } from './baseline.js';
 import { type LoadResult, type RequestSpec, runLoad } from './load.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { halfOfPeakRate } from './pacing.js';
+import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { targetOf } from './run.js';
 import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
 
@@ -22,6 +25,8 @@ export interface CompareLoad {
   durationMs: number;
   rounds: number;
   timeoutMs: number;
+  /** Also run the throughput comparisons with wrk, for a ratio from an independent generator. */
+  crossCheck?: boolean;
   log(line: string): void;
 }
 
@@ -36,7 +41,9 @@ export const DEEP_STORE_PETS = 1_000_000;
 /** Create is compared at 64 connections, where group commit has writes to share. */
 export const CREATE_CONNECTIONS = 64;
 
-type Side = (durationMs: number) => Promise<LoadResult>;
+/** A run's result, with the generator's own CPU time during it (warm-up included) and the time that took. */
+type MeasuredRun = LoadResult & { generatorCpuMs?: number; generatorElapsedMs?: number };
+type Side = (durationMs: number) => Promise<MeasuredRun>;
 
 /** A side that runs a prepared scenario against `origin` with the comparison's load. */
 function side(
@@ -46,8 +53,9 @@ function side(
   load: CompareLoad,
   overrides: Partial<{ connections: number; ratePerSecond: number }> = {},
 ): Side {
-  return (durationMs) =>
-    runLoad({
+  return async (durationMs) => {
+    const cpuBefore = process.cpuUsage();
+    const result = await runLoad({
       origin,
       connections: overrides.connections ?? load.connections,
       pipelining: load.pipelining,
@@ -59,6 +67,14 @@ function side(
       nextRequest: prepared.nextRequest,
       expectedStatuses: new Set(scenario.expectedStatuses),
     });
+    // The warm-up is part of the CPU measured, and of the time: RUN_WARMUP_MS is added to the elapsed.
+    const used = process.cpuUsage(cpuBefore);
+    return {
+      ...result,
+      generatorCpuMs: (used.user + used.system) / 1000,
+      generatorElapsedMs: result.elapsedMs + RUN_WARMUP_MS,
+    };
+  };
 }
 
 /** Totals of several runs of one side. */
@@ -71,9 +87,16 @@ export interface SideTotals {
   p99Ms: number;
   unexpected: number;
   problems: string[];
+  /** The largest share of its cores' time the generator used in a round (see pinning.ts). */
+  generatorShare: number;
 }
 
-function totals(results: readonly LoadResult[]): SideTotals {
+/** The cores the generator runs on: those taskset left it, or all of them unpinned. */
+function generatorCores(): number {
+  return pinPlan(availableParallelism())?.generatorCores ?? availableParallelism();
+}
+
+function totals(results: readonly MeasuredRun[]): SideTotals {
   const requests = results.reduce((sum, result) => sum + result.completed, 0);
   const elapsedMs = results.reduce((sum, result) => sum + result.elapsedMs, 0);
   const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
@@ -85,6 +108,12 @@ function totals(results: readonly LoadResult[]): SideTotals {
     p99Ms: median(results.map((result) => result.latency.summary().p99Ms)),
     unexpected: results.reduce((sum, result) => sum + result.unexpected + result.errors + result.timeouts, 0),
     problems: results.flatMap((result) => result.problems).slice(0, 5),
+    generatorShare: Math.max(
+      0,
+      ...results.map((result) =>
+        generatorShare(result.generatorCpuMs ?? 0, result.generatorElapsedMs ?? result.elapsedMs, generatorCores()),
+      ),
+    ),
   };
 }
 
@@ -93,8 +122,8 @@ export async function alternate(a: Side, b: Side, load: CompareLoad): Promise<[S
   await a(WARMUP_MS);
   await b(WARMUP_MS);
   const roundMs = Math.max(500, Math.round(load.durationMs / load.rounds));
-  const resultsA: LoadResult[] = [];
-  const resultsB: LoadResult[] = [];
+  const resultsA: MeasuredRun[] = [];
+  const resultsB: MeasuredRun[] = [];
   for (let round = 0; round < load.rounds; round++) {
     resultsA.push(await a(roundMs));
     resultsB.push(await b(roundMs));
@@ -135,6 +164,41 @@ export interface RatioResult {
   baseline: SideTotals;
   /** Service requests/s over baseline requests/s. */
   ratio: number;
+  /** The same comparison made with wrk, where it is installed and asked for (--cross-check). */
+  wrk?: { service: number; baseline: number; ratio: number };
+}
+
+/** Requests/s wrk measured against `url`, pinned to `cpus` when given. */
+function wrkRequestsPerSecond(
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  cpus: string | undefined,
+): number {
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    url,
+  ];
+  const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
+  const output = execFileSync(program as string, rest, { encoding: 'utf8' });
+  const match = /Requests\/sec:\s+([0-9.]+)/.exec(output);
+  if (match === null) throw new Error(`wrk printed no Requests/sec: ${output}`);
+  return Number(match[1]);
+}
+
+/** Whether wrk can be run here. */
+export function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk --version exits 1 after printing its version.
+    return (error as { status?: number }).status === 1;
+  }
 }
 
 /** Service against the bare node:http baseline answering the same bytes, for one scenario. */
@@ -152,12 +216,36 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
         side(baseline.origin, prepared, scenario, load),
         load,
       );
-      return {
+      const result: RatioResult = {
         scenario: name,
         service,
         baseline: bare,
         ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0,
       };
+      if (load.crossCheck === true) {
+        // The same alternation with wrk, an independent generator written in C: its ratio should agree.
+        const spec = prepared.nextRequest(0);
+        const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
+        const cpus = pinPlan(availableParallelism())?.generatorCpus;
+        const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
+        const serviceRuns: number[] = [];
+        const baselineRuns: number[] = [];
+        for (let round = 0; round < load.rounds; round++) {
+          serviceRuns.push(
+            wrkRequestsPerSecond(`${target.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
+          );
+          baselineRuns.push(
+            wrkRequestsPerSecond(`${baseline.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
+          );
+        }
+        const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+        result.wrk = {
+          service: mean(serviceRuns),
+          baseline: mean(baselineRuns),
+          ratio: mean(serviceRuns) / mean(baselineRuns),
+        };
+      }
+      return result;
     } finally {
       await baseline.close();
     }

@@ -1,8 +1,8 @@
 // Entry of `npm run bench:compare -- [options]`: measures the performance targets on this machine and prints
 // one table (measured value, target, pass or miss), and the same as JSON with --json FILE.
-//   list, get           service / bare node:http baseline answering the same bytes   ≥ 0.85
+//   list, get           service / bare node:http baseline answering the same bytes   ≥ 0.65, ≥ 0.80
 //   deep-page           p50 of a page 90 % into 1,000,000 pets / p50 of the first page  ≤ 1.2
-//   create              creates/s with fsync always / with never, 64 connections       ≥ 0.75
+//   create              creates/s with fsync always / with never, 64 connections       ≥ 0.80
 //   startup             replay of 1,000,000 pets                                        ≤ 2 s, ≤ 300 B/pet
 //   latency             list p99 at half of the peak rate                               ≤ 5 ms
 //   limiter             CPU of authentication + limiter / CPU of a list answer           ≤ 5 %
@@ -16,11 +16,13 @@ import {
   compareDeepPage,
   compareDurability,
   compareWithBaseline,
+  hasWrk,
   DEEP_STORE_PETS,
   listAtHalfPeak,
   type SideTotals,
   WARMUP_MS,
 } from './compare-checks.js';
+import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
@@ -41,8 +43,17 @@ Options:
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
   -p, --pipelining N   Requests in flight per connection [1]
   --pets N             Pets for deep-page and startup [${DEEP_STORE_PETS}]
+  --cross-check        Also compare the throughput checks with wrk (an independent generator), pinned alike
+  --no-pin             Do not pin the services and the generator to separate cores
   --json FILE          Also write every figure as JSON to FILE
+
+Services are pinned to core 0 and this generator to the other cores with taskset, where it exists;
+the generator's own CPU is measured in every run, and a throughput ratio it limited is reported as
+generator-bound, never as a number.
 `;
+
+/** The throughput targets: service requests/s over the bare baseline's. */
+const RATIO_TARGETS: Record<string, number> = { list: 0.65, get: 0.8, 'list-status': 0.65, unauthorized: 0.65 };
 
 interface Row {
   check: string;
@@ -63,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       connections: { type: 'string', short: 'c' },
       pipelining: { type: 'string', short: 'p' },
       pets: { type: 'string' },
+      'cross-check': { type: 'boolean' },
+      'no-pin': { type: 'boolean' },
       json: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -94,13 +107,18 @@ async function main(argv: string[]): Promise<number> {
     durationMs: values.duration === undefined ? 10_000 : parseTimeMs(values.duration, '--duration'),
     rounds: positive(values.rounds, 4, '--rounds'),
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    crossCheck: values['cross-check'] === true,
     log: (line) => process.stderr.write(`${line}\n`),
   };
+  if (load.crossCheck === true && !hasWrk()) throw new TypeError('--cross-check needs wrk (apt-get install wrk)');
+  const pinning = values['no-pin'] === true ? { plan: undefined, note: 'not pinned (--no-pin)' } : pinGenerator();
+  load.log(pinning.note);
   const pets = positive(values.pets, DEEP_STORE_PETS, '--pets');
   const rows: Row[] = [];
   const figures: Record<string, unknown> = {
     machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version },
     load: { ...load, log: undefined },
+    pinning: pinning.note,
   };
   let failed = false;
   const note = (side: SideTotals, what: string): void => {
@@ -115,12 +133,30 @@ async function main(argv: string[]): Promise<number> {
       const result = await compareWithBaseline(check as keyof typeof SCENARIOS, load);
       note(result.service, check);
       figures[check] = result;
-      rows.push({
-        check: `${check}: service / baseline`,
-        measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)})`,
-        target: '≥ 0.85',
-        pass: result.ratio >= 0.85,
-      });
+      const bound = Math.max(result.service.generatorShare, result.baseline.generatorShare);
+      // A ratio the generator limited is never printed: it would measure the generator.
+      rows.push(
+        isGeneratorBound(bound)
+          ? {
+              check: `${check}: service / baseline`,
+              measured: `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`,
+              target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
+              pass: false,
+            }
+          : {
+              check: `${check}: service / baseline`,
+              measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)}; generator at ${(bound * 100).toFixed(0)} %)`,
+              target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
+              pass: result.ratio >= (RATIO_TARGETS[check] ?? 0.85),
+            },
+      );
+      if (result.wrk !== undefined)
+        rows.push({
+          check: `${check}: service / baseline, by wrk`,
+          measured: `${result.wrk.ratio.toFixed(2)} (${formatNumber(result.wrk.service)} / ${formatNumber(result.wrk.baseline)} req/s)`,
+          target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
+          pass: result.wrk.ratio >= (RATIO_TARGETS[check] ?? 0.85),
+        });
     } else if (check === 'deep-page') {
       const result = await compareDeepPage(load, pets);
       note(result.deepPage, check);
@@ -139,8 +175,8 @@ async function main(argv: string[]): Promise<number> {
       rows.push({
         check: `create always / never (${result.connections} connections)`,
         measured: `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)})`,
-        target: '≥ 0.75',
-        pass: result.ratio >= 0.75,
+        target: '≥ 0.80',
+        pass: result.ratio >= 0.8,
       });
     } else if (check === 'startup') {
       const result = await runStartup(pets === DEEP_STORE_PETS ? DEFAULT_STARTUP_PETS : pets, load.log);

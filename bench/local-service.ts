@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Durability } from './args.js';
+import { SERVICE_CPUS_VARIABLE } from './pinning.js';
 import { writeSeedLog } from './seed.js';
 
 /** The repository root: children run `node --import tsx` from here so the loader resolves. */
@@ -59,7 +60,11 @@ export async function spawnChild<T>(
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
 ): Promise<{ child: ChildProcess; first: T }> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+  // Pinned when bench:compare asked for it (see pinning.ts): the service gets its core, the generator the rest.
+  const cpus = process.env[SERVICE_CPUS_VARIABLE];
+  const command = [process.execPath, ...nodeArgs, '--import', 'tsx', join(ROOT, script)];
+  const [program, ...args] = cpus === undefined ? command : ['taskset', '-c', cpus, ...command];
+  const child = spawn(program as string, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
