@@ -172,11 +172,14 @@ async function main(argv: string[]): Promise<number> {
       note(result.always, check);
       note(result.never, check);
       figures[check] = result;
+      const bound = Math.max(result.always.generatorShare, result.never.generatorShare);
       rows.push({
         check: `create always / never (${result.connections} connections)`,
-        measured: `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)})`,
+        measured: isGeneratorBound(bound)
+          ? `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`
+          : `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)}; generator at ${(bound * 100).toFixed(0)} %)`,
         target: '≥ 0.80',
-        pass: result.ratio >= 0.8,
+        pass: !isGeneratorBound(bound) && result.ratio >= 0.8,
       });
     } else if (check === 'startup') {
       const result = await runStartup(pets === DEEP_STORE_PETS ? DEFAULT_STARTUP_PETS : pets, load.log);

@@ -24,6 +24,8 @@ const CHILD_STOP_TIMEOUT_MS = 20_000;
 export interface ServiceChildConfig {
   dataDir: string;
   durability: Durability;
+  /** info (the CLI's default: the access log on) or warn (off). */
+  logLevel?: 'info' | 'warn';
   keys: { key: string; plan: 'enterprise' | 'free'; perMinute?: number; perDay?: number }[];
 }
 
@@ -47,6 +49,8 @@ export interface LocalServiceOptions {
   profileDir?: string | undefined;
   /** More node flags for the child (e.g. --trace-gc when a latency spike needs explaining). */
   nodeArgs?: readonly string[];
+  /** info (the default, as `animal-store serve`: the access log on) or warn (off). */
+  logLevel?: 'info' | 'warn';
 }
 
 /** A random RFC 6750 token the service accepts as a supplied key (README "Rate limits": 16 to 256 characters). */
@@ -67,7 +71,8 @@ export async function spawnChild<T>(
   const child = spawn(program as string, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // A service's stdout is its access log: written, as to a file, and not shown.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const first = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -110,6 +115,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const config: ServiceChildConfig = {
       dataDir,
       durability: options.durability,
+      logLevel: options.logLevel ?? 'info',
       keys: [
         { key, plan: 'enterprise', perMinute: HUGE_LIMIT, perDay: HUGE_LIMIT },
         { key: freeKey, plan: 'free' },
