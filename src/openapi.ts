@@ -7,6 +7,41 @@ import { ErrorSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
+// Examples, realistic and valid: a test lints the document (Spectral checks every example against its schema).
+const PET_EXAMPLE = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
+const PETS_EXAMPLE = [PET_EXAMPLE, { id: 2, name: 'Bella', categoryId: 1, status: 'pending' }];
+const NEW_PET_EXAMPLE = { name: 'Rex', categoryId: 3 };
+const ORDER_EXAMPLE = { id: 1, petId: 2, status: 'placed', createdAt: '2026-11-24T09:30:00.000Z' };
+const ORDERS_EXAMPLE = [ORDER_EXAMPLE];
+
+/** What a reader of the reference needs first: how to get a key and send it, and where the API lives. */
+const INTRODUCTION = [
+  'An HTTP and JSON store of animals offered for sale.',
+  '',
+  '**Quick start.** The service creates an API key on its first start and prints it once; more keys come from',
+  '`animal-store keys create --plan free|pro|business|enterprise`. Send the key on every request as',
+  '`Authorization: Bearer <key>`. Every path below is relative to the server address, which ends in the base',
+  'path (`/v1` by default): `curl -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/pets`.',
+  '',
+  '**Limits.** Each key has a per-minute and a per-day budget (its plan); every answer carries the',
+  '`X-RateLimit-*`, `RateLimit` and `RateLimit-Policy` headers, and a refusal is `429` with `Retry-After`.',
+  '',
+  '**Errors** are `{code, message, status}` with a machine-readable `code`; every answer has an `X-Request-Id`.',
+  '**Retries** of a POST are safe with an `Idempotency-Key` header.',
+].join('\n');
+
+/** JSON Schema's `enum` without `type` leaves code generators guessing: a string enum says it is one. */
+function withEnumTypes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withEnumTypes);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Json).map(([key, item]) => [key, withEnumTypes(item)] as const);
+  const object = Object.fromEntries(entries) as Json;
+  const values = object.enum;
+  if (Array.isArray(values) && object.type === undefined && values.every((item) => typeof item === 'string'))
+    return { type: 'string', ...object };
+  return object;
+}
+
 /** What the document needs to know of the running configuration. */
 export interface OpenApiOptions {
   publicUrl: string;
@@ -18,7 +53,7 @@ export interface OpenApiOptions {
 
 // TypeBox schemas are JSON Schema objects; a JSON round trip drops TypeBox's own non-JSON markers.
 function plain(schema: unknown): Json {
-  return JSON.parse(JSON.stringify(schema)) as Json;
+  return withEnumTypes(JSON.parse(JSON.stringify(schema))) as Json;
 }
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -69,7 +104,9 @@ export function buildOpenApi(options: OpenApiOptions): Json {
     info: {
       title: 'Animal Store',
       version: '1.0.0',
-      description: 'An HTTP and JSON store of animals offered for sale.',
+      description: INTRODUCTION,
+      contact: { name: 'animal-store maintainers' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
       { url: options.publicUrl, description: 'Production' },
@@ -82,6 +119,8 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         get: {
           operationId: 'listPets',
           summary: 'List animals',
+          description:
+            'A page of animals in ascending id order, optionally of one status. `X-Total-Count` gives how many match; while more follow, `Link: <…>; rel="next"` and `X-Next` give the next page, whose signed cursor keeps the filter.',
           tags: ['animals'],
           security: [{ bearerAuth: [] }],
           parameters: [
@@ -116,7 +155,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
                 'X-Next': header('The URL of the next page, when more animals follow.', { type: 'string' }),
                 'X-Total-Count': header('How many animals match the filter.'),
               },
-              content: { 'application/json': { schema: ref('Pets') } },
+              content: { 'application/json': { schema: ref('Pets'), example: PETS_EXAMPLE } },
             },
             400: errorResponse(
               'invalid_query',
@@ -128,10 +167,15 @@ export function buildOpenApi(options: OpenApiOptions): Json {
         post: {
           operationId: 'createPet',
           summary: 'Add an animal',
+          description:
+            'Adds an animal and assigns its id; `status` defaults to `available`. The answer is sent once the animal is stored durably. With an `Idempotency-Key`, a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) and creates nothing.',
           tags: ['animals'],
           security: [{ bearerAuth: [] }],
           parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('NewPet'), example: NEW_PET_EXAMPLE } },
+          },
           responses: {
             201: {
               description:
@@ -140,7 +184,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
                 ...RATE_LIMIT_HEADERS,
                 Location: header('The address of the new animal.', { type: 'string' }),
               },
-              content: { 'application/json': { schema: ref('Pet') } },
+              content: { 'application/json': { schema: ref('Pet'), example: PET_EXAMPLE } },
             },
             400: errorResponse(
               'invalid_body',
@@ -178,7 +222,7 @@ export function buildOpenApi(options: OpenApiOptions): Json {
             200: {
               description: 'The animal.',
               headers: { ...RATE_LIMIT_HEADERS, ...deprecationHeaders },
-              content: { 'application/json': { schema: ref('Pet') } },
+              content: { 'application/json': { schema: ref('Pet'), example: PET_EXAMPLE } },
             },
             400: errorResponse(
               'invalid_parameter',
@@ -252,9 +296,13 @@ export function buildOpenApi(options: OpenApiOptions): Json {
           },
         ),
         InternalError: errorResponse('internal_error', 'A bug; quote X-Request-Id when reporting it.'),
-        Unavailable: errorResponse('unavailable', 'Storage cannot accept writes, or the service is stopping.', {
-          'Retry-After': { $ref: '#/components/headers/Retry-After' },
-        }),
+        Unavailable: errorResponse(
+          'unavailable',
+          'The store or the rate limiter cannot take the request now (storage refusing writes, PostgreSQL or Redis unreachable), the service is at capacity, or it is stopping.',
+          {
+            'Retry-After': { $ref: '#/components/headers/Retry-After' },
+          },
+        ),
       },
     },
   };
@@ -281,7 +329,7 @@ function orderPaths(): Json {
   const orderAnswer = (description: string): Json => ({
     description,
     headers: RATE_LIMIT_HEADERS,
-    content: { 'application/json': { schema: ref('Order') } },
+    content: { 'application/json': { schema: ref('Order'), example: ORDER_EXAMPLE } },
   });
   const move = {
     200: orderAnswer('The order in its new state.'),
@@ -300,6 +348,8 @@ function orderPaths(): Json {
         ...common,
         operationId: 'listOrders',
         summary: 'List orders',
+        description:
+          'A page of orders in ascending id order, optionally of one state, paged like the animals (`X-Total-Count`, `Link`, `X-Next`).',
         parameters: [
           {
             name: 'limit',
@@ -332,7 +382,7 @@ function orderPaths(): Json {
               'X-Next': header('The URL of the next page, when more orders follow.', { type: 'string' }),
               'X-Total-Count': header('How many orders match the filter.'),
             },
-            content: { 'application/json': { schema: ref('Orders') } },
+            content: { 'application/json': { schema: ref('Orders'), example: ORDERS_EXAMPLE } },
           },
           400: errorResponse(
             'invalid_query',
@@ -345,8 +395,13 @@ function orderPaths(): Json {
         ...common,
         operationId: 'placeOrder',
         summary: 'Order an available animal (it becomes pending)',
+        description:
+          'Places an order for an available animal, which becomes `pending` in the same step: of two orders for one animal at the same moment, one is placed and the other gets `409`. Safe to retry with an `Idempotency-Key`.',
         parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('NewOrder') } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('NewOrder'), example: { petId: 2 } } },
+        },
         responses: {
           201: {
             ...orderAnswer('The order, placed.'),
@@ -368,6 +423,7 @@ function orderPaths(): Json {
         ...common,
         operationId: 'getOrder',
         summary: 'Get an order',
+        description: 'One order, in its current state.',
         parameters: [orderId],
         responses: {
           200: orderAnswer('The order.'),
@@ -380,12 +436,14 @@ function orderPaths(): Json {
         ...common,
         operationId: 'updateOrder',
         summary: 'Deliver or cancel a placed order',
+        description:
+          'Moves a `placed` order on: `delivered` makes its animal `sold`, `cancelled` makes it `available` again. Any other move is `409`.',
         parameters: [orderId],
         requestBody: {
           required: true,
           content: {
-            'application/json': { schema: ref('OrderUpdate') },
-            'application/merge-patch+json': { schema: ref('OrderUpdate') },
+            'application/json': { schema: ref('OrderUpdate'), example: { status: 'delivered' } },
+            'application/merge-patch+json': { schema: ref('OrderUpdate'), example: { status: 'cancelled' } },
           },
         },
         responses: move,
@@ -394,6 +452,8 @@ function orderPaths(): Json {
         ...common,
         operationId: 'cancelOrder',
         summary: 'Cancel a placed order (the animal is available again)',
+        description:
+          'The same as `PATCH` with `{"status": "cancelled"}`: the order becomes `cancelled` and its animal `available`.',
         parameters: [orderId],
         responses: move,
       },
