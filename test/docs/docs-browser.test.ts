@@ -4,6 +4,7 @@
 // never shows up in a URL, a cookie or the server's log. Skipped with one line where chromium is absent;
 // ANIMAL_STORE_TEST_BROWSER=required (CI) makes that a failure.
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
@@ -116,6 +117,36 @@ test(
     );
     assert.ok(typeof storage === 'string' && !storage.includes(TEST_KEY), 'the key is not kept in storage');
     assert.ok(logLines.length > 0 && !logLines.join('').includes(TEST_KEY), 'the key is not in the log');
+    // A wrong key: the page shows the 401 and its error body.
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
+    await page.locator('.modal-ux button.btn-done, .modal-ux button:has-text("Logout")').first().click();
+    await page
+      .locator('.modal-ux input[type="text"], .modal-ux input[type="password"]')
+      .first()
+      .fill('not-the-right-key-0123456789');
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done, .modal-ux .close-modal').first().click();
+    await listPets.getByRole('button', { name: 'Execute' }).click();
+    await listPets
+      .locator('.live-responses-table tr.response .response-col_status')
+      .filter({ hasText: '401' })
+      .first()
+      .waitFor();
+    assert.match(await listPets.locator('.live-responses-table').innerText(), /"code": "unauthorized"/);
+    // The browser itself reports the refused request; nothing else goes to the console.
+    assert.deepEqual(
+      problems.filter((line) => !/status of 401/.test(line)),
+      [],
+      'no console error but the 401 itself',
+    );
+    // For people to look at: the page as the test left it (screenshots/ is git-ignored).
+    await page.screenshot({
+      path: fileURLToPath(new URL('../../screenshots/docs.png', import.meta.url)),
+      fullPage: true,
+    });
     await context.close();
   },
 );
