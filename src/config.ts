@@ -490,27 +490,20 @@ export function parseSettingText(setting: Setting, text: string, source: string)
   }
 }
 
-/** A PostgreSQL connection URI (the password in it is never repeated in a message). */
-function isDatabaseUrl(value: unknown): value is string {
+/** A URL of one of `protocols` (`postgres:`, `redis:`…); its password is never repeated in a message. */
+function hasProtocol(value: unknown, protocols: readonly string[]): value is string {
   if (typeof value !== 'string') return false;
   try {
-    const { protocol } = new URL(value);
-    return protocol === 'postgres:' || protocol === 'postgresql:';
+    return protocols.includes(new URL(value).protocol);
   } catch {
     return false;
   }
 }
 
-/** A Redis URL (the password in it is never repeated in a message). */
-function isRedisUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'redis:' || protocol === 'rediss:';
-  } catch {
-    return false;
-  }
-}
+/** A PostgreSQL connection URI. */
+const isDatabaseUrl = (value: unknown): value is string => hasProtocol(value, ['postgres:', 'postgresql:']);
+/** A Redis URL. */
+const isRedisUrl = (value: unknown): value is string => hasProtocol(value, ['redis:', 'rediss:']);
 
 /** A base path: slash-separated segments of unreserved characters, no trailing slash ("/v1"). */
 function isBasePath(value: unknown): value is string {

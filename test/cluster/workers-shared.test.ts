@@ -2,12 +2,12 @@
 // minute between them, not 60 each; a worker killed with SIGKILL under a write load is replaced, and
 // every create that was answered 201 is kept.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { runCli } from '../helpers/child.js';
 import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
 import { freshPrefix, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
+import { freePort } from '../helpers/ports.js';
 
 const KEY = 'workers-shared-key-0123456789';
 const FREE_KEY = 'workers-shared-free-0123456789';
@@ -19,14 +19,6 @@ before(async () => {
 after(async () => {
   await database?.drop();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
   const deadline = Date.now() + timeoutMs;

@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -27,14 +27,6 @@ function serverBinaries(): string | undefined {
   for (const version of versions)
     if (existsSync(join(root, version, 'bin', 'pg_ctl'))) return join(root, version, 'bin');
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Why a private server cannot be made here, or undefined when it can. */

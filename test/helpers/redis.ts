@@ -6,9 +6,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { freePort } from './ports.js';
 import { SERVICES_REQUIRED } from './postgres.js';
 
 const run = promisify(execFile);
@@ -65,10 +65,7 @@ export function privateRedisSkipReason(): string | undefined {
 
 /** A redis-server of the test's own on a spare port, keeping nothing on disk, that the test stops and starts. */
 export async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void> }> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
+  const port = await freePort();
   const start = async (): Promise<void> => {
     const server = spawn(
       'redis-server',
