@@ -59,10 +59,11 @@ export function encodeBackup(backup: Backup): Buffer {
 /** Reads a backup's bytes; throws BackupError saying what is wrong with them. */
 export function decodeBackup(bytes: Buffer): Backup {
   if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(Buffer.from(MAGIC))) {
-    const start = bytes.subarray(0, 20).toString('latin1');
+    // Enough of the first line to show the version it names (the prefix alone is 20 bytes).
+    const firstLine = bytes.subarray(0, 40).toString('latin1').split('\n')[0] ?? '';
     throw new BackupError(
-      start.startsWith('animal-store backup ')
-        ? `it is a backup of another format version (${JSON.stringify(start.split('\n')[0])}); use the release that wrote it`
+      firstLine.startsWith('animal-store backup ')
+        ? `it is a backup of another format version (${JSON.stringify(firstLine)}); use the release that wrote it`
         : 'it is not an animal-store backup (its first line is not "animal-store backup 1")',
     );
   }

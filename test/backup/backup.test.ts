@@ -2,7 +2,7 @@
 // acknowledged before it began; backups taken while the journal is compacted again and again are each
 // whole; a restored directory serves them; a damaged or cut backup and a non-empty target are refused.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -43,6 +43,21 @@ async function send(apiUrl: string, method: 'GET' | 'POST' | 'DELETE', path: str
   return { status: response.statusCode, json: (await response.body.json()) as Record<string, unknown> };
 }
 
+/** Every pet of the service at `apiUrl`, by id, following the next links. */
+async function listAll(apiUrl: string): Promise<Map<number, Record<string, unknown>>> {
+  const pets = new Map<number, Record<string, unknown>>();
+  let next: string | undefined = `${apiUrl}/pets?limit=100`;
+  while (next !== undefined) {
+    const page: string = next;
+    const response = await request(page, { headers: { authorization: `Bearer ${KEY}` }, dispatcher: agent });
+    assert.equal(response.statusCode, 200);
+    for (const pet of (await response.body.json()) as Array<Record<string, unknown>>) pets.set(pet.id as number, pet);
+    const link = response.headers['x-next'];
+    next = typeof link === 'string' ? new URL(link, apiUrl).href : undefined;
+  }
+  return pets;
+}
+
 /** Runs the CLI to its end. */
 async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = runCli(args);
@@ -57,13 +72,13 @@ test(
     const dataDir = await tempDir();
     const out = join(await tempDir(), 'store.backup');
     const { child, url } = await serve(dataDir, ['--durability', 'always']);
-    const acknowledged = new Map<number, string>();
+    const acknowledged = new Map<number, Record<string, unknown>>();
     let stop = false;
     const load = async (n: number): Promise<void> => {
       for (let i = 0; !stop; i++) {
         const name = `b ${n}-${i}`;
         const answer = await send(url, 'POST', '/pets', { name, categoryId: 2 });
-        if (answer.status === 201) acknowledged.set(answer.json.id as number, name);
+        if (answer.status === 201) acknowledged.set(answer.json.id as number, answer.json);
       }
     };
     const workers = Array.from({ length: 16 }, (_, n) => load(n));
@@ -85,11 +100,13 @@ test(
     child.process.kill('SIGTERM');
     await child.exited;
     const again = await serve(restored);
-    for (const [id, name] of before) {
-      const found = await send(again.url, 'GET', `/pets/${id}`);
-      assert.equal(found.status, 200, `pet ${id} was acknowledged before the backup began and is not in it`);
-      assert.equal(found.json.name, name);
-    }
+    const restoredPets = await listAll(again.url);
+    for (const [id, pet] of before)
+      assert.deepEqual(restoredPets.get(id), pet, `pet ${id} was acknowledged before the backup began`);
+    // Nothing torn and nothing invented: every restored pet is one the service acknowledged, as it was
+    // acknowledged (creates that began after the backup may or may not be in it).
+    for (const [id, pet] of restoredPets) assert.deepEqual(pet, acknowledged.get(id), `restored pet ${id}`);
+    assert.ok(restoredPets.size >= before.size);
     assert.equal(again.child.stderr(), '', 'the restored journal opens with no torn record to cut');
   },
 );
@@ -112,16 +129,21 @@ test('backups taken while the journal is compacted again and again are each whol
   };
   const workers = pets.map((petId) => churn(petId));
   const backupDir = await tempDir();
+  // A compaction renames a new journal into place: its inode number changes with each one.
+  const journalInodes = new Set<number>();
   for (let round = 0; round < 6; round++) {
     while (moves < (round + 1) * 200) await new Promise((resolve) => setTimeout(resolve, 5));
     const out = join(backupDir, `round-${round}.backup`);
+    journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
     const backup = await cli(['backup', '--data-dir', dataDir, '--out', out]);
+    journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
     assert.equal(backup.code, 0, backup.stderr);
     const verified = await cli(['backup', '--verify', out]);
     assert.equal(verified.code, 0, `round ${round}: ${verified.stderr}`);
   }
   stop = true;
   await Promise.all(workers);
+  assert.ok(journalInodes.size > 1, 'the journal was compacted while the backups were taken');
   const restored = join(await tempDir(), 'restored');
   assert.equal((await cli(['restore', '--in', join(backupDir, 'round-5.backup'), '--data-dir', restored])).code, 0);
   const again = await serve(restored);
@@ -165,6 +187,15 @@ test(
     const notABackup = join(backupDir, 'notes.txt');
     await writeFile(notABackup, 'hello\n');
     assert.match((await cli(['backup', '--verify', notABackup])).stderr, /not an animal-store backup/);
+    const otherVersion = join(backupDir, 'other-version.backup');
+    await writeFile(otherVersion, Buffer.concat([Buffer.from('animal-store backup 2'), bytes.subarray(21)]));
+    const newer = await cli(['backup', '--verify', otherVersion]);
+    assert.equal(newer.code, 1);
+    assert.match(
+      newer.stderr,
+      /^.*other-version\.backup cannot be used: .*another format version \("animal-store backup 2"\)/,
+    );
+    assert.equal(newer.stderr.trim().split('\n').length, 1);
 
     const full = join(await tempDir(), 'full');
     await mkdir(full);
