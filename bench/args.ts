@@ -27,6 +27,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Beyond this a single machine is not what is being measured. */
 const MAX_CONNECTIONS = 10_000;
 const MAX_PIPELINING = 1_000;
+const MAX_WORKERS = 256;
 
 /** What a bench run does. */
 export interface BenchOptions {
@@ -37,6 +38,8 @@ export interface BenchOptions {
   connections: number;
   /** Requests in flight per connection (HTTP/1.1 pipelining); 1 = none. */
   pipelining: number;
+  /** Threads the connections are spread over (autocannon's --workers); 1 = this thread alone. */
+  workers: number;
   /** Run length; undefined when --amount is given. */
   durationMs: number | undefined;
   /** Number of requests; undefined when the run is timed. */
@@ -70,7 +73,8 @@ Options:
   --url URL            API address with its base path, e.g. http://127.0.0.1:8080/v1 [local service]
   --key KEY            API key to send (or ANIMAL_STORE_BENCH_KEY); with --url, over-limit needs a free key
   -c, --connections N  Connections to keep open [${DEFAULT_CONNECTIONS}]
-  -p, --pipelining N   Requests in flight per connection; POSTs wait for an idle one [1]
+  -p, --pipelining N   Requests in flight per connection [1]
+  -W, --workers N      Threads to spread the connections over; one saturates a node:http core [1]
   -d, --duration TIME  Run length: 10, 10s, 500ms or 1m [10s]
   -a, --amount N       Send N requests instead of running for a time
   -R, --rate N         Fixed arrival rate in requests/s; latency counts from the intended send time
@@ -137,6 +141,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       key: { type: 'string' },
       connections: { type: 'string', short: 'c' },
       pipelining: { type: 'string', short: 'p' },
+      workers: { type: 'string', short: 'W' },
       duration: { type: 'string', short: 'd' },
       amount: { type: 'string', short: 'a' },
       rate: { type: 'string', short: 'R' },
@@ -180,13 +185,20 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0 && /^[0-9.]+$/.test(values.rate as string))) {
     throw new TypeError(`--rate must be a positive number of requests per second, not "${values.rate}"`);
   }
+  const connections =
+    values.connections === undefined
+      ? DEFAULT_CONNECTIONS
+      : wholeNumber(values.connections, '--connections', 1, MAX_CONNECTIONS);
+  const workers = values.workers === undefined ? 1 : wholeNumber(values.workers, '--workers', 1, MAX_WORKERS);
+  if (workers > connections)
+    throw new TypeError(
+      `--workers ${workers} needs at least as many connections (each thread keeps its own); got -c ${connections}`,
+    );
   return {
     url,
     key,
-    connections:
-      values.connections === undefined
-        ? DEFAULT_CONNECTIONS
-        : wholeNumber(values.connections, '--connections', 1, MAX_CONNECTIONS),
+    connections,
+    workers,
     pipelining: values.pipelining === undefined ? 1 : wholeNumber(values.pipelining, '--pipelining', 1, MAX_PIPELINING),
     durationMs:
       amount !== undefined

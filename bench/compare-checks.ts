@@ -8,7 +8,8 @@ import { request } from 'undici';
 import { admissionNanoseconds, processCpuMs } from './admission-cost.js';
 import type { Durability } from './args.js';
 import { type CannedAnswer, startBaseline } from './baseline.js';
-import { type LoadResult, type RequestSpec, runLoad } from './load.js';
+import type { LoadResult, RequestSpec } from './load.js';
+import { runThreadedLoad } from './load-workers.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { halfOfPeakRate } from './pacing.js';
 import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
@@ -25,6 +26,8 @@ export interface CompareLoad {
   durationMs: number;
   rounds: number;
   timeoutMs: number;
+  /** Threads the generator spreads its connections over: one per core it was given. */
+  workers: number;
   /** Also run the throughput comparisons with wrk, for a ratio from an independent generator. */
   crossCheck?: boolean;
   log(line: string): void;
@@ -55,18 +58,23 @@ function side(
 ): Side {
   return async (durationMs) => {
     const cpuBefore = process.cpuUsage();
-    const result = await runLoad({
-      origin,
-      connections: overrides.connections ?? load.connections,
-      pipelining: load.pipelining,
-      durationMs,
-      amount: undefined,
-      ratePerSecond: overrides.ratePerSecond,
-      warmupMs: RUN_WARMUP_MS,
-      timeoutMs: load.timeoutMs,
-      nextRequest: prepared.nextRequest,
-      expectedStatuses: new Set(scenario.expectedStatuses),
-    });
+    const connections = overrides.connections ?? load.connections;
+    const result = await runThreadedLoad(
+      {
+        origin,
+        connections,
+        pipelining: load.pipelining,
+        workers: Math.min(load.workers, connections),
+        durationMs,
+        amount: undefined,
+        ratePerSecond: overrides.ratePerSecond,
+        warmupMs: RUN_WARMUP_MS,
+        timeoutMs: load.timeoutMs,
+        requests: prepared.requests,
+        expectedStatuses: new Set(scenario.expectedStatuses),
+      },
+      () => undefined,
+    );
     // The warm-up is part of the CPU measured, and of the time: RUN_WARMUP_MS is added to the elapsed.
     const used = process.cpuUsage(cpuBefore);
     return {
@@ -206,7 +214,7 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
   const scenario = SCENARIOS[name];
   return withService('always', scenario.localPets === 0 ? 0 : SMALL_STORE_PETS, async (_service, target) => {
     const prepared = await scenario.prepare(target);
-    const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
+    const baseline = await startBaseline(await captureAnswer(target, prepared.requests[0] as RequestSpec));
     try {
       load.log(
         `${name}: service and baseline alternately, ${load.rounds} rounds of ${load.durationMs / load.rounds / 1000}s each`,
@@ -224,7 +232,7 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
       };
       if (load.crossCheck === true) {
         // The same alternation with wrk, an independent generator written in C: its ratio should agree.
-        const spec = prepared.nextRequest(0);
+        const spec = prepared.requests[0] as RequestSpec;
         const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
         const cpus = pinPlan(availableParallelism())?.generatorCpus;
         const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
@@ -346,7 +354,7 @@ export function listAtHalfPeak(load: CompareLoad, peakRequestsPerSecond?: number
     load.log(
       `list: peak ${Math.round(peak)} req/s; now at a fixed ${ratePerSecond} req/s, alternately with the baseline`,
     );
-    const baseline = await startBaseline(await captureAnswer(target, prepared.nextRequest(0)));
+    const baseline = await startBaseline(await captureAnswer(target, prepared.requests[0] as RequestSpec));
     try {
       const [paced, bare] = await alternate(
         side(target.origin, prepared, SCENARIOS.list, load, { ratePerSecond }),

@@ -107,11 +107,14 @@ async function main(argv: string[]): Promise<number> {
     durationMs: values.duration === undefined ? 10_000 : parseTimeMs(values.duration, '--duration'),
     rounds: positive(values.rounds, 4, '--rounds'),
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    workers: 1,
     crossCheck: values['cross-check'] === true,
     log: (line) => process.stderr.write(`${line}\n`),
   };
   if (load.crossCheck === true && !hasWrk()) throw new TypeError('--cross-check needs wrk (apt-get install wrk)');
   const pinning = values['no-pin'] === true ? { plan: undefined, note: 'not pinned (--no-pin)' } : pinGenerator();
+  // One load thread per core the generator was given: a single thread saturates one service core.
+  load.workers = pinning.plan?.generatorCores ?? 1;
   load.log(pinning.note);
   const pets = positive(values.pets, DEEP_STORE_PETS, '--pets');
   const rows: Row[] = [];

@@ -42,6 +42,16 @@ export interface LatencySummary {
   maxMs: number;
 }
 
+/** A histogram as plain data (see Histogram.snapshot). */
+export interface HistogramSnapshot {
+  counts: number[];
+  count: number;
+  minUs: number;
+  maxUs: number;
+  sumUs: number;
+  sumSquaresUs: number;
+}
+
 /** Counts of latencies in log-linear buckets of whole microseconds. */
 export class Histogram {
   readonly #counts = new Float64Array(BUCKET_COUNT);
@@ -75,6 +85,31 @@ export class Histogram {
     this.#maxUs = Math.max(this.#maxUs, other.#maxUs);
     this.#sumUs += other.#sumUs;
     this.#sumSquaresUs += other.#sumSquaresUs;
+  }
+
+  /** Every sample, as plain data that can cross a thread (structured clone) and be read back with `fromSnapshot`. */
+  snapshot(): HistogramSnapshot {
+    return {
+      counts: Array.from(this.#counts),
+      count: this.#count,
+      minUs: this.#minUs,
+      maxUs: this.#maxUs,
+      sumUs: this.#sumUs,
+      sumSquaresUs: this.#sumSquaresUs,
+    };
+  }
+
+  /** The histogram a `snapshot()` was taken of. */
+  static fromSnapshot(snapshot: HistogramSnapshot): Histogram {
+    const histogram = new Histogram();
+    if (snapshot.counts.length !== BUCKET_COUNT) throw new RangeError('a histogram snapshot of another bucket layout');
+    histogram.#counts.set(snapshot.counts);
+    histogram.#count = snapshot.count;
+    histogram.#minUs = snapshot.minUs;
+    histogram.#maxUs = snapshot.maxUs;
+    histogram.#sumUs = snapshot.sumUs;
+    histogram.#sumSquaresUs = snapshot.sumSquaresUs;
+    return histogram;
   }
 
   get count(): number {

@@ -1,25 +1,26 @@
-// The load runner: an undici Pool (keep-alive, optional HTTP/1.1 pipelining) driven by
-// connections × pipelining senders, for a duration or an amount, optionally at a fixed rate
-// (pacing.ts). It counts status codes, errors and timeouts, records latencies in a Histogram, and
-// calls back with progress. It uses undici's low-level `dispatch` with one small handler object per
-// request, not `request()` with its body stream: on a 2-core machine the client shares the CPU with
-// the server, and the stream machinery cost the client about a third more CPU per request.
+// The load runner: `connections` keep-alive HTTP/1.1 connections, each with up to `pipelining` requests
+// in flight, for a duration or an amount, optionally at a fixed rate (pacing.ts). It counts status
+// codes, errors and timeouts, records latencies in a Histogram, and calls back with progress.
+// It speaks HTTP/1.1 itself (wire.ts): every request is serialised once and written as the same bytes,
+// and an answer is read for its status and framing only. A general client costs the generator more
+// CPU per answer than a bare node:http server spends on it, so on one core it could not saturate the
+// server it measures; this loop drives as many requests per second as autocannon does.
+// A larger load spreads over worker threads (load-workers.ts), each running this loop.
+import { connect as connectTcp, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type Dispatcher, Pool } from 'undici';
+import { connect as connectTls } from 'node:tls';
 import { Histogram } from './histogram.js';
 import { RateSchedule } from './pacing.js';
+import {
+  encodeRequest,
+  ProtocolError,
+  type RequestSpec,
+  type ResponseHeaders,
+  ResponseParser,
+  type ResponseSink,
+} from './wire.js';
 
-/** One request to send. Specs are built once by a scenario and reused, so sending allocates little. */
-export interface RequestSpec {
-  method: 'GET' | 'POST' | 'HEAD';
-  /** Path and query, base path included. */
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** Response headers as undici gives them: lower-case names. */
-export type ResponseHeaders = Record<string, string | string[] | undefined>;
+export type { RequestSpec, ResponseHeaders } from './wire.js';
 
 export interface LoadOptions {
   /** Scheme, host and port only (the base path is in each RequestSpec's path). */
@@ -47,6 +48,10 @@ export interface LoadOptions {
    * publish the wrong number. The result then carries `stoppedBy`.
    */
   stopOnStatuses?: ReadonlySet<number>;
+  /** Called once, when an answer of `stopOnStatuses` stops the run. */
+  onStopped?(status: number): void;
+  /** Aborting it ends the run as a stop status does: nothing more is sent, what is in flight finishes. */
+  stopSignal?: AbortSignal;
   /** Called every `progressIntervalMs` while running. */
   onProgress?(progress: Progress): void;
   progressIntervalMs?: number;
@@ -84,55 +89,209 @@ export interface LoadResult {
 }
 
 const MAX_PROBLEMS_KEPT = 10;
-/** After a transport error a sender pauses this long, so a dead server is not hammered in a tight loop. */
+/** After a connection fails, it is opened again this much later, so a dead server is not hammered in a tight loop. */
 const ERROR_PAUSE_MS = 10;
 /**
  * Node's timers fire at whole milliseconds and often up to 1 ms late, so a paced send is armed this
  * much early; otherwise at 5,000 requests/s every sample would carry up to a millisecond of client lag.
  */
 const TIMER_SLACK_MS = 1;
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** How often connections are checked for an answer (or a connect) that has taken longer than the timeout. */
+const MAX_TIMEOUT_CHECK_MS = 250;
 
-/** One request in flight: receives undici's callbacks and reports to the run. */
-class Exchange implements Dispatcher.DispatchHandler {
-  status = 0;
-  bodyBytes = 0;
-  headers: ResponseHeaders | undefined;
-  readonly #run: LoadRun;
-  readonly #startMs: number;
+/** One request written and not yet answered. */
+interface Exchange {
+  /** Where its latency counts from: the send, or the intended send of a paced request that went late. */
+  startMs: number;
+  /** When its bytes were written, for the timeout. */
+  sentMs: number;
+  head: boolean;
+  /** Its bytes, to write again when the server closed the connection before reading it. */
+  bytes: Buffer;
+}
+
+/**
+ * One keep-alive connection and the requests in flight on it, answered in the order they were sent.
+ * It reports answers and failures to the run that currently owns it (the warm-up's, then the
+ * measured run's).
+ */
+class Connection implements ResponseSink {
+  owner: LoadRun;
+  readonly #origin: URL;
   readonly #keepHeaders: boolean;
+  #socket: Socket | undefined;
+  #connected = false;
+  #connectStartMs = 0;
+  /** In flight, oldest first. */
+  readonly inFlight: Exchange[] = [];
+  /** Requests waiting for the connection to open (or to open again). */
+  readonly #waiting: Exchange[] = [];
+  #closed = false;
 
-  constructor(run: LoadRun, startMs: number, keepHeaders: boolean) {
-    this.#run = run;
-    this.#startMs = startMs;
+  constructor(owner: LoadRun, origin: URL, keepHeaders: boolean) {
+    this.owner = owner;
+    this.#origin = origin;
     this.#keepHeaders = keepHeaders;
   }
 
-  onRequestStart(): void {}
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {
-    this.status = statusCode;
-    if (this.#keepHeaders) this.headers = headers;
+  /** Requests written or waiting to be, not yet answered. */
+  get pending(): number {
+    return this.inFlight.length + this.#waiting.length;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.bodyBytes += chunk.length;
+  send(exchange: Exchange): void {
+    if (this.#connected && this.#socket !== undefined) this.#write(exchange);
+    else {
+      this.#waiting.push(exchange);
+      if (this.#socket === undefined) this.#open();
+    }
   }
 
-  onResponseEnd(): void {
-    this.#run.answered(this, this.#startMs);
+  #write(exchange: Exchange): void {
+    exchange.sentMs = performance.now();
+    this.inFlight.push(exchange);
+    this.#socket?.write(exchange.bytes);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.#run.failed(error);
+  #open(): void {
+    const origin = this.#origin;
+    const port = Number(origin.port || (origin.protocol === 'https:' ? 443 : 80));
+    const host = origin.hostname.replace(/^\[|\]$/g, '');
+    this.#connectStartMs = performance.now();
+    const socket =
+      origin.protocol === 'https:'
+        ? connectTls({ host, port, servername: host, ALPNProtocols: ['http/1.1'] })
+        : connectTcp({ host, port });
+    const parser = new ResponseParser(this, this.#keepHeaders);
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    socket.once(origin.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+      this.#connected = true;
+      const waiting = this.#waiting.splice(0);
+      for (const exchange of waiting) this.#write(exchange);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        parser.feed(chunk);
+      } catch (error) {
+        this.#fail(error as Error);
+      }
+    });
+    socket.on('end', () => {
+      if (socket === this.#socket && !parser.end())
+        this.#fail(new Error('the server closed the connection mid-answer'));
+    });
+    socket.on('error', (error) => this.#fail(error));
+    socket.on('close', () => {
+      if (socket !== this.#socket) return;
+      // Closed between answers (a keep-alive timeout, Connection: close): what was sent and not read
+      // is sent again on a new connection, with its latency still counting from its first send.
+      this.#drop();
+      const unanswered = this.inFlight.splice(0);
+      this.#waiting.unshift(...unanswered);
+      if (this.#waiting.length > 0 && !this.#closed) this.#open();
+    });
+  }
+
+  /** Part of ResponseSink: the parser asks whether the answer it reads is for a HEAD. */
+  answersHead(): boolean {
+    return this.inFlight[0]?.head === true;
+  }
+
+  /** Part of ResponseSink: one answer read. */
+  response(status: number, headers: ResponseHeaders | undefined, bodyBytes: number, reusable: boolean): void {
+    const exchange = this.inFlight.shift();
+    if (exchange === undefined) {
+      this.#fail(new ProtocolError('an answer to no request'));
+      return;
+    }
+    if (!reusable) {
+      // The server closes after this answer: what else was sent here goes again on a new connection,
+      // with its latency still counting from its first send.
+      const socket = this.#socket;
+      this.#drop();
+      socket?.destroy();
+      this.#waiting.unshift(...this.inFlight.splice(0));
+      if (this.#waiting.length > 0 && !this.#closed) this.#open();
+    }
+    this.owner.answered(this, exchange, status, headers, bodyBytes);
+  }
+
+  /** A transport error: everything in flight here failed; the connection opens again after a pause. */
+  #fail(error: Error): void {
+    const socket = this.#socket;
+    if (socket === undefined) return;
+    this.#drop();
+    socket.destroy();
+    const lost = [...this.inFlight.splice(0), ...this.#waiting.splice(0)];
+    for (const exchange of lost) this.owner.failed(this, exchange, error, false);
+  }
+
+  /** Whether something here has waited longer than `timeoutMs`; if so, it counts as timed out and the connection is reopened. */
+  checkTimeout(nowMs: number, timeoutMs: number): void {
+    const socket = this.#socket;
+    if (socket === undefined) return;
+    const oldest = this.#connected ? this.inFlight[0]?.sentMs : this.#connectStartMs;
+    if (oldest === undefined || nowMs - oldest < timeoutMs) return;
+    this.#drop();
+    socket.destroy();
+    const lost = [...this.inFlight.splice(0), ...this.#waiting.splice(0)];
+    const error = new Error(`no answer within ${timeoutMs} ms`);
+    for (const exchange of lost) this.owner.failed(this, exchange, error, true);
+  }
+
+  #drop(): void {
+    this.#socket = undefined;
+    this.#connected = false;
+  }
+
+  close(): void {
+    this.#closed = true;
+    const socket = this.#socket;
+    this.#drop();
+    socket?.destroy();
   }
 }
 
-/** The state of one run; `start` resolves with the result once every sender has stopped. */
+/** The connections of one load test, shared by its warm-up and its measured run. */
+class ConnectionSet {
+  readonly connections: Connection[];
+  readonly #bytes = new WeakMap<RequestSpec, Buffer>();
+  readonly #host: string;
+
+  constructor(options: LoadOptions, owner: LoadRun) {
+    const origin = new URL(options.origin);
+    this.#host = origin.host;
+    this.connections = Array.from(
+      { length: options.connections },
+      () => new Connection(owner, origin, options.inspect !== undefined),
+    );
+  }
+
+  /** The bytes of `spec`, serialised once per spec object. */
+  bytesOf(spec: RequestSpec): Buffer {
+    let bytes = this.#bytes.get(spec);
+    if (bytes === undefined) {
+      bytes = encodeRequest(spec, this.#host);
+      this.#bytes.set(spec, bytes);
+    }
+    return bytes;
+  }
+
+  handTo(owner: LoadRun): void {
+    for (const connection of this.connections) connection.owner = owner;
+  }
+
+  close(): void {
+    for (const connection of this.connections) connection.close();
+  }
+}
+
+/** The state of one run; `start` resolves with the result once every request has been answered or failed. */
 class LoadRun {
   readonly result: LoadResult;
   readonly #options: LoadOptions;
-  readonly #pool: Pool;
+  #set: ConnectionSet | undefined;
   #schedule: RateSchedule | undefined;
   /** Index of the next request to send. */
   #issued = 0;
@@ -140,13 +299,13 @@ class LoadRun {
   #deadlineMs = Number.POSITIVE_INFINITY;
   /** Paced runs end after this many requests (the ones due within the duration, or the amount). */
   #lastIndex = Number.POSITIVE_INFINITY;
+  /** Requests sent, or armed to be sent, and not yet answered or failed. */
   #inFlight = 0;
   #startMs = 0;
   #finish: () => void = () => {};
 
-  constructor(options: LoadOptions, pool: Pool) {
+  constructor(options: LoadOptions) {
     this.#options = options;
-    this.#pool = pool;
     this.#schedule = options.ratePerSecond === undefined ? undefined : new RateSchedule(options.ratePerSecond, 0);
     this.result = {
       elapsedMs: 0,
@@ -162,8 +321,10 @@ class LoadRun {
     };
   }
 
-  async start(): Promise<LoadResult> {
+  async start(set: ConnectionSet): Promise<LoadResult> {
     const options = this.#options;
+    this.#set = set;
+    set.handTo(this);
     const done = new Promise<void>((resolve) => {
       this.#finish = resolve;
     });
@@ -190,17 +351,31 @@ class LoadRun {
               unexpected,
             });
           }, options.progressIntervalMs ?? 1000);
-    const senders = options.connections * options.pipelining;
-    for (let sender = 0; sender < senders; sender++) this.#sendNext();
+    const timeoutCheck = setInterval(
+      () => {
+        const nowMs = performance.now();
+        for (const connection of set.connections) connection.checkTimeout(nowMs, options.timeoutMs);
+      },
+      Math.min(MAX_TIMEOUT_CHECK_MS, Math.max(1, options.timeoutMs / 4)),
+    );
+    const stop = (): void => {
+      this.#lastIndex = Math.min(this.#lastIndex, this.#issued);
+    };
+    if (options.stopSignal?.aborted === true) stop();
+    options.stopSignal?.addEventListener('abort', stop);
+    for (let slot = 0; slot < options.pipelining; slot++)
+      for (const connection of set.connections) this.#sendNext(connection);
     if (this.#inFlight === 0) this.#finish();
     await done;
     this.result.elapsedMs = performance.now() - this.#startMs;
     clearInterval(progress);
+    clearInterval(timeoutCheck);
+    options.stopSignal?.removeEventListener('abort', stop);
     return this.result;
   }
 
-  /** Sends the next request if the run is not over; otherwise lets this sender stop. */
-  #sendNext(): void {
+  /** Sends the next request on `connection` if the run is not over; otherwise lets that slot stop. */
+  #sendNext(connection: Connection): void {
     const index = this.#issued;
     const nowMs = performance.now();
     if (index >= this.#lastIndex || nowMs >= this.#deadlineMs) {
@@ -210,97 +385,95 @@ class LoadRun {
     this.#issued += 1;
     this.#inFlight += 1;
     if (this.#schedule === undefined) {
-      this.#dispatch(index, nowMs);
+      this.#send(connection, index, nowMs);
       return;
     }
     // Latency counts from the intended time whenever the send is late (no coordinated omission), and
     // from the send itself when a timer let it go up to TIMER_SLACK_MS early.
     const schedule = this.#schedule;
     const waitMs = schedule.waitMs(index, nowMs);
-    if (waitMs <= TIMER_SLACK_MS) this.#dispatch(index, schedule.latencyStartMs(index, nowMs));
+    if (waitMs <= TIMER_SLACK_MS) this.#send(connection, index, schedule.latencyStartMs(index, nowMs));
     else
       setTimeout(
-        () => this.#dispatch(index, schedule.latencyStartMs(index, performance.now())),
+        () => this.#send(connection, index, schedule.latencyStartMs(index, performance.now())),
         waitMs - TIMER_SLACK_MS,
       );
   }
 
-  #dispatch(index: number, startMs: number): void {
+  #send(connection: Connection, index: number, startMs: number): void {
     const spec = this.#options.nextRequest(index);
-    const exchange = new Exchange(this, startMs, this.#options.inspect !== undefined);
-    // undici treats every request but HEAD as `blocking` by default: it sends nothing more on the
-    // connection until that answer's headers are in, so --pipelining would change nothing. Undici
-    // still sends a POST (not idempotent) only on a connection with nothing in flight.
-    this.#pool.dispatch(
-      { path: spec.path, method: spec.method, headers: spec.headers, body: spec.body, blocking: false },
-      exchange,
-    );
+    const bytes = (this.#set as ConnectionSet).bytesOf(spec);
+    connection.send({ startMs, sentMs: startMs, head: spec.method === 'HEAD', bytes });
   }
 
-  answered(exchange: Exchange, startMs: number): void {
+  answered(
+    connection: Connection,
+    exchange: Exchange,
+    status: number,
+    headers: ResponseHeaders | undefined,
+    bodyBytes: number,
+  ): void {
     const result = this.result;
     const nowMs = performance.now();
-    result.latency.recordMs(nowMs - startMs);
+    result.latency.recordMs(nowMs - exchange.startMs);
     result.completed += 1;
-    result.bodyBytes += exchange.bodyBytes;
+    result.bodyBytes += bodyBytes;
     const second = Math.floor((nowMs - this.#startMs) / 1000);
-    const { completed, bodyBytes } = result.perSecond;
-    completed[second] = (completed[second] ?? 0) + 1;
-    bodyBytes[second] = (bodyBytes[second] ?? 0) + exchange.bodyBytes;
-    const status = exchange.status;
+    const perSecond = result.perSecond;
+    perSecond.completed[second] = (perSecond.completed[second] ?? 0) + 1;
+    perSecond.bodyBytes[second] = (perSecond.bodyBytes[second] ?? 0) + bodyBytes;
     result.statusCounts[status] = (result.statusCounts[status] ?? 0) + 1;
-    if (
-      result.stoppedBy === undefined &&
-      this.#options.stopOnStatuses?.has(status) === true &&
-      !this.#options.expectedStatuses.has(status)
-    ) {
-      // No request is sent after this one; those in flight finish.
-      result.stoppedBy = status;
-      this.#lastIndex = this.#issued;
-    }
-    let problem: string | undefined;
-    if (!this.#options.expectedStatuses.has(status)) problem = `unexpected status ${status}`;
-    else if (this.#options.inspect !== undefined) problem = this.#options.inspect(status, exchange.headers ?? {});
-    if (problem !== undefined) {
-      result.unexpected += 1;
-      if (result.problems.length < MAX_PROBLEMS_KEPT) result.problems.push(problem);
+    const options = this.#options;
+    const expected = options.expectedStatuses.has(status);
+    if (!expected) {
+      if (result.stoppedBy === undefined && options.stopOnStatuses?.has(status) === true) {
+        // No request is sent after this one; those in flight finish.
+        result.stoppedBy = status;
+        this.#lastIndex = this.#issued;
+        options.onStopped?.(status);
+      }
+      this.#problem(`unexpected status ${status}`);
+    } else if (options.inspect !== undefined) {
+      const problem = options.inspect(status, headers ?? {});
+      if (problem !== undefined) this.#problem(problem);
     }
     this.#inFlight -= 1;
-    this.#sendNext();
+    this.#sendNext(connection);
   }
 
-  failed(error: Error): void {
+  failed(connection: Connection, _exchange: Exchange, error: Error, timedOut: boolean): void {
     const result = this.result;
-    const code = (error as Error & { code?: string }).code ?? error.name;
-    if (TIMEOUT_CODES.has(code)) result.timeouts += 1;
+    if (timedOut) result.timeouts += 1;
     else result.errors += 1;
+    const code = (error as Error & { code?: string }).code ?? error.name;
     if (result.problems.length < MAX_PROBLEMS_KEPT) result.problems.push(`${code}: ${error.message}`);
     setTimeout(() => {
       this.#inFlight -= 1;
-      this.#sendNext();
+      this.#sendNext(connection);
     }, ERROR_PAUSE_MS);
+  }
+
+  #problem(problem: string): void {
+    const result = this.result;
+    result.unexpected += 1;
+    if (result.problems.length < MAX_PROBLEMS_KEPT) result.problems.push(problem);
   }
 }
 
-/** Runs one load test (after its warm-up, if any) and resolves with what it measured. */
+/** Runs one load test (after its warm-up, if any) on this thread and resolves with what it measured. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.durationMs === undefined && options.amount === undefined)
     throw new TypeError('runLoad needs durationMs or amount');
-  const pool = new Pool(options.origin, {
-    connections: options.connections,
-    pipelining: options.pipelining,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connectTimeout: options.timeoutMs,
-    keepAliveTimeout: 30_000,
-  });
+  let run = new LoadRun(options);
+  const set = new ConnectionSet(options, run);
   try {
     if (options.warmupMs !== undefined && options.warmupMs > 0) {
       const { onProgress: _progress, ...rest } = options;
-      await new LoadRun({ ...rest, durationMs: options.warmupMs, amount: undefined }, pool).start();
+      await new LoadRun({ ...rest, durationMs: options.warmupMs, amount: undefined }).start(set);
+      run = new LoadRun(options);
     }
-    return await new LoadRun(options, pool).start();
+    return await run.start(set);
   } finally {
-    await pool.close();
+    set.close();
   }
 }

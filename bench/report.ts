@@ -10,6 +10,8 @@ export interface RunMeta {
   url: string;
   connections: number;
   pipelining: number;
+  /** Threads the load was spread over. */
+  workers: number;
   durationMs: number | undefined;
   amount: number | undefined;
   ratePerSecond: number | undefined;
@@ -134,7 +136,8 @@ export function formatReport(report: BenchReport): string {
     .join(', ');
   const lines = [
     `Running ${length} test @ ${report.url} — ${report.scenario}: ${report.description}`,
-    `${report.connections} connections${report.pipelining > 1 ? ` with ${report.pipelining} pipelining factor` : ''}${pacing}`,
+    `${report.connections} connections${report.pipelining > 1 ? ` with ${report.pipelining} pipelining factor` : ''}` +
+      `${report.workers > 1 ? ` on ${report.workers} threads` : ''}${pacing}`,
     '',
     drawTable([
       ['Stat', '50%', '90%', '99%', '99.9%', 'Avg', 'Stdev', 'Max'],

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { BENCH_HELP, type BenchOptions, parseBenchArgs } from './args.js';
 import { type Progress, runLoad } from './load.js';
+import { runThreadedLoad } from './load-workers.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { runOverLimit } from './over-limit.js';
 import { type BenchReport, buildReport, formatBytes, formatNumber, formatReport, type RunMeta } from './report.js';
@@ -92,6 +93,7 @@ async function runScenarioAt(
     url: apiUrl,
     connections: options.connections,
     pipelining: options.pipelining,
+    workers: options.workers,
     durationMs: options.durationMs,
     amount: options.amount,
     ratePerSecond: options.ratePerSecond,
@@ -116,22 +118,26 @@ async function runScenarioAt(
     options.amount !== undefined ? `${formatNumber(options.amount)} requests` : `${(options.durationMs ?? 0) / 1000}s`;
   const progress = quiet ? undefined : progressPrinter(io, scenario.name, totalText);
   meta.startedAt = new Date().toISOString();
-  const result = await runLoad({
-    origin: target.origin,
-    connections: options.connections,
-    pipelining: options.pipelining,
-    durationMs: options.durationMs,
-    amount: options.amount,
-    ratePerSecond: options.ratePerSecond,
-    warmupMs: options.warmupMs,
-    timeoutMs: options.timeoutMs,
-    nextRequest: prepared.nextRequest,
-    expectedStatuses: new Set(scenario.expectedStatuses),
-    stopOnStatuses: new Set([429]),
-    inspect: scenario.inspect,
-    onProgress: progress?.onProgress,
-    progressIntervalMs: progress?.intervalMs,
-  });
+  const result = await runThreadedLoad(
+    {
+      origin: target.origin,
+      connections: options.connections,
+      pipelining: options.pipelining,
+      workers: options.workers,
+      durationMs: options.durationMs,
+      amount: options.amount,
+      ratePerSecond: options.ratePerSecond,
+      warmupMs: options.warmupMs,
+      timeoutMs: options.timeoutMs,
+      requests: prepared.requests,
+      expectedStatuses: new Set(scenario.expectedStatuses),
+      stopOnStatuses: new Set([429]),
+      inspectScenario: scenario.inspect === undefined ? undefined : scenario.name,
+      onProgress: progress?.onProgress,
+      progressIntervalMs: progress?.intervalMs,
+    },
+    (name) => SCENARIOS[name as keyof typeof SCENARIOS]?.inspect,
+  );
   progress?.done();
   if (result.stoppedBy === 429) {
     throw new Error(

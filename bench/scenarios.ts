@@ -18,7 +18,8 @@ export interface Target {
 
 /** A scenario ready to run. */
 export interface PreparedScenario {
-  nextRequest(index: number): RequestSpec;
+  /** Sent in turn, from the first: request i of a run is requests[i % requests.length]. */
+  requests: readonly RequestSpec[];
   /** Facts found while preparing (page depth, ids used), reported with the result. */
   notes: Record<string, unknown>;
 }
@@ -120,11 +121,6 @@ async function findDeepPage(target: Target): Promise<{ path: string; petsBefore:
   return { path: path.replace(/([?&]limit=)[0-9]+/, `$1${LIST_LIMIT}`), petsBefore, total };
 }
 
-const fixed =
-  (spec: RequestSpec): PreparedScenario['nextRequest'] =>
-  () =>
-    spec;
-
 /** Every load scenario, by name. */
 export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, LoadScenario> = {
   list: {
@@ -132,7 +128,7 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     description: `GET /pets?limit=${LIST_LIMIT}: the first page, with authentication, limiter and every header`,
     localPets: SMALL_STORE_PETS,
     expectedStatuses: [200],
-    prepare: async (target) => ({ nextRequest: fixed(getSpec(target, `/pets?limit=${LIST_LIMIT}`)), notes: {} }),
+    prepare: async (target) => ({ requests: [getSpec(target, `/pets?limit=${LIST_LIMIT}`)], notes: {} }),
   },
   'list-status': {
     name: 'list-status',
@@ -140,7 +136,7 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     localPets: SMALL_STORE_PETS,
     expectedStatuses: [200],
     prepare: async (target) => ({
-      nextRequest: fixed(getSpec(target, `/pets?limit=${LIST_LIMIT}&status=available`)),
+      requests: [getSpec(target, `/pets?limit=${LIST_LIMIT}&status=available`)],
       notes: {},
     }),
   },
@@ -153,7 +149,7 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
       const deep = await findDeepPage(target);
       const path = deep.path.startsWith(target.basePath) ? deep.path.slice(target.basePath.length) : deep.path;
       return {
-        nextRequest: fixed(getSpec(target, path)),
+        requests: [getSpec(target, path)],
         notes: { petsBefore: deep.petsBefore, totalPets: deep.total },
       };
     },
@@ -166,7 +162,7 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     async prepare(target) {
       const specs = (await collectIds(target, GET_ID_COUNT)).map((id) => getSpec(target, `/pets/${id}`));
       return {
-        nextRequest: (index) => specs[index % specs.length] as RequestSpec,
+        requests: specs,
         notes: { distinctIds: specs.length },
       };
     },
@@ -176,7 +172,7 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     description: 'POST /pets: each 201 is on disk (fsynced under durability always) before it is sent',
     localPets: 0,
     expectedStatuses: [201],
-    prepare: async (target) => ({ nextRequest: fixed(createSpec(target)), notes: {} }),
+    prepare: async (target) => ({ requests: [createSpec(target)], notes: {} }),
   },
   mixed: {
     name: 'mixed',
@@ -187,9 +183,12 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
       const gets = (await collectIds(target, GET_ID_COUNT)).map((id) => getSpec(target, `/pets/${id}`));
       const list = getSpec(target, `/pets?limit=${LIST_LIMIT}`);
       const create = createSpec(target);
+      // Every tenth request creates; the others alternate list and get, the gets cycling through the ids.
+      const requests = Array.from({ length: 10 * gets.length }, (_, index) =>
+        index % 10 === 9 ? create : index % 2 === 0 ? list : (gets[(index >> 1) % gets.length] as RequestSpec),
+      );
       return {
-        nextRequest: (index) =>
-          index % 10 === 9 ? create : index % 2 === 0 ? list : (gets[(index >> 1) % gets.length] as RequestSpec),
+        requests,
         notes: { distinctIds: gets.length },
       };
     },
@@ -201,11 +200,13 @@ export const SCENARIOS: Record<Exclude<ScenarioName, 'over-limit' | 'startup'>, 
     localPets: 0,
     expectedStatuses: [401, 429],
     prepare: async (target) => ({
-      nextRequest: fixed({
-        method: 'GET',
-        path: `${target.basePath}/pets?limit=${LIST_LIMIT}`,
-        headers: { authorization: `Bearer ${UNKNOWN_KEY}` },
-      }),
+      requests: [
+        {
+          method: 'GET',
+          path: `${target.basePath}/pets?limit=${LIST_LIMIT}`,
+          headers: { authorization: `Bearer ${UNKNOWN_KEY}` },
+        },
+      ],
       notes: {
         warning:
           'this empties the failed-authentication bucket of this address: its valid keys get 429 for up to a minute',

@@ -178,6 +178,7 @@ test('--duration 300ms instead of --amount: a run of at least that long, every a
     'url',
     'connections',
     'pipelining',
+    'workers',
     'durationMs',
     'startedAt',
     'elapsedMs',

@@ -1,0 +1,144 @@
+// The load loop on real sockets against servers that misbehave in the ways real ones do: closing
+// after each answer, streaming chunked bodies, resetting, never answering, refusing connections.
+// Every request is accounted for: answered, failed or timed out, never lost and never counted twice.
+import assert from 'node:assert/strict';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { type LoadOptions, runLoad } from '../../bench/load.js';
+import { freePort } from '../helpers/ports.js';
+
+/** Listens on a free loopback port; `close` ends the server and every connection it still has. */
+async function listening(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+function loadOf(origin: string, overrides: Partial<LoadOptions> = {}): LoadOptions {
+  return {
+    origin,
+    connections: 2,
+    pipelining: 1,
+    amount: 50,
+    durationMs: undefined,
+    ratePerSecond: undefined,
+    timeoutMs: 5000,
+    nextRequest: () => ({ method: 'GET', path: '/v1/pets', headers: {} }),
+    expectedStatuses: new Set([200]),
+    ...overrides,
+  };
+}
+
+test('a server that closes after every answer: each request is answered once, on a new connection each time', async () => {
+  let connections = 0;
+  const server = createHttpServer((_request, response) => {
+    response.writeHead(200, { connection: 'close', 'content-length': '2' }).end('[]');
+  });
+  server.on('connection', () => {
+    connections += 1;
+  });
+  const api = await listening(server as unknown as Server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { pipelining: 3 }));
+    assert.equal(result.completed, 50, result.problems.join('; '));
+    assert.equal(result.errors + result.timeouts + result.unexpected, 0, result.problems.join('; '));
+    assert.equal(result.bodyBytes, 100);
+    assert.ok(connections >= 50, `${connections} connections for 50 answers`);
+  } finally {
+    await api.close();
+  }
+});
+
+test('chunked answers written in pieces are read whole, their bytes counted', async () => {
+  const server = createHttpServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.write('[1,');
+    setImmediate(() => response.end('2]'));
+  });
+  const api = await listening(server as unknown as Server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { pipelining: 2 }));
+    assert.equal(result.completed, 50, result.problems.join('; '));
+    assert.equal(result.bodyBytes, 250);
+  } finally {
+    await api.close();
+  }
+});
+
+test('a server that resets every connection: each request is one error, and the run ends', async () => {
+  const server = createTcpServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
+  const api = await listening(server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { amount: 20 }));
+    assert.equal(result.completed, 0);
+    assert.equal(result.errors, 20);
+    assert.match(result.problems[0] ?? '', /ECONNRESET|closed/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('a server that never answers: requests time out after timeoutMs and the run ends', async () => {
+  const server = createTcpServer((socket) => socket.resume());
+  const api = await listening(server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { amount: 4, timeoutMs: 100 }));
+    assert.equal(result.completed, 0);
+    assert.equal(result.timeouts, 4);
+    assert.match(result.problems[0] ?? '', /no answer within 100 ms/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('bytes that are not HTTP fail the requests on that connection as protocol errors', async () => {
+  const server = createTcpServer((socket) => socket.on('data', () => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n')));
+  const api = await listening(server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { amount: 6 }));
+    assert.equal(result.completed, 0);
+    assert.equal(result.errors, 6);
+    assert.match(result.problems[0] ?? '', /HTTP_PROTOCOL_ERROR/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('nothing listening: every request is a connection error, and the run ends', async () => {
+  const port = await freePort();
+  const result = await runLoad(loadOf(`http://127.0.0.1:${port}`, { amount: 5 }));
+  assert.equal(result.errors, 5);
+  assert.match(result.problems[0] ?? '', /ECONNREFUSED/);
+});
+
+test('an abort stops sending: what was sent is answered, nothing more goes out', async () => {
+  let requests = 0;
+  const stop = new AbortController();
+  const server = createHttpServer((_request, response) => {
+    requests += 1;
+    if (requests === 10) stop.abort();
+    response.writeHead(200, { 'content-length': '2' }).end('[]');
+  });
+  const api = await listening(server as unknown as Server);
+  try {
+    const result = await runLoad(loadOf(api.origin, { amount: 1000, stopSignal: stop.signal }));
+    assert.ok(result.completed >= 10 && result.completed <= 12, `${result.completed} answered`);
+    assert.equal(requests, result.completed);
+  } finally {
+    await api.close();
+  }
+});
