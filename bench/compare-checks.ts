@@ -400,3 +400,74 @@ export function compareAdmission(load: CompareLoad): Promise<AdmissionResult> {
     };
   });
 }
+
+export interface GeneratorResult {
+  /** Requests/s of this bench's load loop, of autocannon and of wrk (where installed), each the median round. */
+  bench: number;
+  autocannon: number;
+  wrk: number | undefined;
+  /** Medians of the per-round ratios. */
+  benchOverAutocannon: number;
+  benchOverWrk: number | undefined;
+  /** The largest share of its cores the bench's loop used in a round. */
+  generatorShare: number;
+}
+
+const medianOf = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+
+/**
+ * The load generator against autocannon (and wrk): each drives the bare baseline (answering the list
+ * page's bytes) with the same connections from the generator's cores, in alternating rounds. A
+ * generator that drives fewer requests than autocannon against a server doing no work would measure
+ * itself, not the service.
+ */
+export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
+  return withService('always', SMALL_STORE_PETS, async (_service, target) => {
+    const prepared = await SCENARIOS.list.prepare(target);
+    const spec = prepared.requests[0] as RequestSpec;
+    const baseline = await startBaseline(await captureAnswer(target, spec));
+    const { default: autocannon } = await import('autocannon');
+    const url = `${baseline.origin}${spec.path}`;
+    const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
+    const cpus =
+      process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+    const ours = side(baseline.origin, prepared, SCENARIOS.list, load);
+    const theirs = async (): Promise<number> => {
+      const result = await autocannon({ url, connections: load.connections, duration: seconds, headers: spec.headers });
+      if (result.errors + result.timeouts + result.non2xx > 0)
+        throw new Error('autocannon got errors from the baseline');
+      return result.requests.total / result.duration;
+    };
+    try {
+      load.log(
+        `generator: this bench, autocannon${hasWrk() ? ' and wrk' : ''} alternately against the baseline, ${load.rounds} rounds of ${seconds}s`,
+      );
+      await ours(WARMUP_MS);
+      await autocannon({ url, connections: load.connections, duration: 1, headers: spec.headers });
+      const benchRuns: number[] = [];
+      const autocannonRuns: number[] = [];
+      const wrkRuns: number[] = [];
+      const shares: number[] = [];
+      for (let round = 0; round < load.rounds; round++) {
+        const run = await ours(seconds * 1000);
+        benchRuns.push((run.completed * 1000) / run.elapsedMs);
+        shares.push(totals([run]).generatorShare);
+        autocannonRuns.push(await theirs());
+        if (hasWrk()) wrkRuns.push(wrkRequestsPerSecond(url, spec.headers, load.connections, seconds, cpus));
+      }
+      const ratios = (others: readonly number[]): number =>
+        medianOf(benchRuns.map((value, round) => value / (others[round] as number)));
+      return {
+        bench: medianOf(benchRuns),
+        autocannon: medianOf(autocannonRuns),
+        wrk: wrkRuns.length > 0 ? medianOf(wrkRuns) : undefined,
+        benchOverAutocannon: ratios(autocannonRuns),
+        benchOverWrk: wrkRuns.length > 0 ? ratios(wrkRuns) : undefined,
+        generatorShare: Math.max(...shares),
+      };
+    } finally {
+      await baseline.close();
+    }
+  });
+}

@@ -1,5 +1,6 @@
 // Entry of `npm run bench:compare -- [options]`: measures the performance targets on this machine and prints
 // one table (measured value, target, pass or miss), and the same as JSON with --json FILE.
+//   generator           this bench's load loop / autocannon, against the bare baseline  ≥ 0.95
 //   list, get           service / bare node:http baseline answering the same bytes   ≥ 0.65, ≥ 0.80
 //   deep-page           p50 of a page 90 % into 1,000,000 pets / p50 of the first page  ≤ 1.2
 //   create              creates/s with fsync always / with never, 64 connections       ≥ 0.80
@@ -15,6 +16,7 @@ import {
   compareAdmission,
   compareDeepPage,
   compareDurability,
+  compareGenerators,
   compareWithBaseline,
   hasWrk,
   DEEP_STORE_PETS,
@@ -27,7 +29,7 @@ import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
-const CHECKS = ['list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
+const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -37,7 +39,7 @@ Measures the performance targets on local services (child processes) and prints 
 
 Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
-                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all seven]
+                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all eight]
   -d, --duration TIME  Measured time per side of each comparison [10s]
   --rounds N           Alternations per comparison (the duration is split over them) [4]
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
@@ -159,6 +161,22 @@ async function main(argv: string[]): Promise<number> {
           measured: `${result.wrk.ratio.toFixed(2)} (${formatNumber(result.wrk.service)} / ${formatNumber(result.wrk.baseline)} req/s)`,
           target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
           pass: result.wrk.ratio >= (RATIO_TARGETS[check] ?? 0.85),
+        });
+    } else if (check === 'generator') {
+      const result = await compareGenerators(load);
+      figures[check] = result;
+      rows.push({
+        check: 'generator: this bench / autocannon, bare baseline',
+        measured: `${result.benchOverAutocannon.toFixed(2)} (${formatNumber(result.bench)} / ${formatNumber(result.autocannon)} req/s; bench at ${(result.generatorShare * 100).toFixed(0)} % of its cores)`,
+        target: '≥ 0.95',
+        pass: result.benchOverAutocannon >= 0.95,
+      });
+      if (result.wrk !== undefined && result.benchOverWrk !== undefined)
+        rows.push({
+          check: 'generator: this bench / wrk, bare baseline',
+          measured: `${result.benchOverWrk.toFixed(2)} (${formatNumber(result.bench)} / ${formatNumber(result.wrk)} req/s)`,
+          target: '(information)',
+          pass: true,
         });
     } else if (check === 'deep-page') {
       const result = await compareDeepPage(load, pets);
