@@ -134,11 +134,6 @@ class Connection implements ResponseSink {
     this.#keepHeaders = keepHeaders;
   }
 
-  /** Requests written or waiting to be, not yet answered. */
-  get pending(): number {
-    return this.inFlight.length + this.#waiting.length;
-  }
-
   send(exchange: Exchange): void {
     if (this.#connected && this.#socket !== undefined) this.#write(exchange);
     else {
@@ -219,25 +214,26 @@ class Connection implements ResponseSink {
 
   /** A transport error: everything in flight here failed; the connection opens again after a pause. */
   #fail(error: Error): void {
-    const socket = this.#socket;
-    if (socket === undefined) return;
-    this.#drop();
-    socket.destroy();
-    const lost = [...this.inFlight.splice(0), ...this.#waiting.splice(0)];
-    for (const exchange of lost) this.owner.failed(this, exchange, error, false);
+    this.#abandon(error, false);
   }
 
   /** Whether something here has waited longer than `timeoutMs`; if so, it counts as timed out and the connection is reopened. */
   checkTimeout(nowMs: number, timeoutMs: number): void {
+    const oldest = this.#connected ? this.inFlight[0]?.sentMs : this.#connectStartMs;
+    if (oldest !== undefined && nowMs - oldest >= timeoutMs)
+      this.#abandon(new Error(`no answer within ${timeoutMs} ms`), true);
+  }
+
+  /** Closes the socket and reports every request on it, sent or waiting, as failed (or timed out). */
+  #abandon(error: Error, timedOut: boolean): void {
     const socket = this.#socket;
     if (socket === undefined) return;
-    const oldest = this.#connected ? this.inFlight[0]?.sentMs : this.#connectStartMs;
-    if (oldest === undefined || nowMs - oldest < timeoutMs) return;
     this.#drop();
     socket.destroy();
-    const lost = [...this.inFlight.splice(0), ...this.#waiting.splice(0)];
-    const error = new Error(`no answer within ${timeoutMs} ms`);
-    for (const exchange of lost) this.owner.failed(this, exchange, error, true);
+    const lost = this.inFlight.length + this.#waiting.length;
+    this.inFlight.length = 0;
+    this.#waiting.length = 0;
+    for (let count = 0; count < lost; count++) this.owner.failed(this, error, timedOut);
   }
 
   #drop(): void {
@@ -441,7 +437,7 @@ class LoadRun {
     this.#sendNext(connection);
   }
 
-  failed(connection: Connection, _exchange: Exchange, error: Error, timedOut: boolean): void {
+  failed(connection: Connection, error: Error, timedOut: boolean): void {
     const result = this.result;
     if (timedOut) result.timeouts += 1;
     else result.errors += 1;
