@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Histogram, type HistogramSnapshot } from './histogram.js';
-import { type LoadOptions, type LoadResult, type Progress, type RequestSpec, runLoad } from './load.js';
+import { emptyResult, type LoadOptions, type LoadResult, type Progress, type RequestSpec, runLoad } from './load.js';
 
 /** What one thread runs: its share of the load, and which requests of the cycle are its own. */
 export interface LoadShare {
@@ -61,18 +61,7 @@ export function toSent(result: LoadResult): SentResult {
 
 /** One result of several threads' results: counts added, latencies merged, the longest elapsed time. */
 export function mergeResults(results: readonly SentResult[], maxProblems = 10): LoadResult {
-  const merged: LoadResult = {
-    elapsedMs: 0,
-    completed: 0,
-    bodyBytes: 0,
-    statusCounts: {},
-    errors: 0,
-    timeouts: 0,
-    unexpected: 0,
-    problems: [],
-    latency: new Histogram(),
-    perSecond: { completed: [], bodyBytes: [] },
-  };
+  const merged = emptyResult();
   const addInto = (into: number[], from: readonly number[]): void => {
     from.forEach((value, second) => {
       into[second] = (into[second] ?? 0) + (value ?? 0);

@@ -89,6 +89,22 @@ export interface LoadResult {
 }
 
 const MAX_PROBLEMS_KEPT = 10;
+
+/** A result with nothing counted yet. */
+export function emptyResult(): LoadResult {
+  return {
+    elapsedMs: 0,
+    completed: 0,
+    bodyBytes: 0,
+    statusCounts: {},
+    errors: 0,
+    timeouts: 0,
+    unexpected: 0,
+    problems: [],
+    latency: new Histogram(),
+    perSecond: { completed: [], bodyBytes: [] },
+  };
+}
 /** After a connection fails, it is opened again this much later, so a dead server is not hammered in a tight loop. */
 const ERROR_PAUSE_MS = 10;
 /**
@@ -303,18 +319,7 @@ class LoadRun {
   constructor(options: LoadOptions) {
     this.#options = options;
     this.#schedule = options.ratePerSecond === undefined ? undefined : new RateSchedule(options.ratePerSecond, 0);
-    this.result = {
-      elapsedMs: 0,
-      completed: 0,
-      bodyBytes: 0,
-      statusCounts: {},
-      errors: 0,
-      timeouts: 0,
-      unexpected: 0,
-      problems: [],
-      latency: new Histogram(),
-      perSecond: { completed: [], bodyBytes: [] },
-    };
+    this.result = emptyResult();
   }
 
   async start(set: ConnectionSet): Promise<LoadResult> {
