@@ -6,7 +6,7 @@
 // CPU per answer than a bare node:http server spends on it, so on one core it could not saturate the
 // server it measures; this loop drives as many requests per second as autocannon does.
 // A larger load spreads over worker threads (load-workers.ts), each running this loop.
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as connectTls } from 'node:tls';
 import { Histogram } from './histogram.js';
@@ -171,7 +171,8 @@ class Connection implements ResponseSink {
     this.#connectStartMs = performance.now();
     const socket =
       origin.protocol === 'https:'
-        ? connectTls({ host, port, servername: host, ALPNProtocols: ['http/1.1'] })
+        ? // SNI names a host, never an address (RFC 6066 section 3).
+          connectTls({ host, port, servername: isIP(host) === 0 ? host : '', ALPNProtocols: ['http/1.1'] })
         : connectTcp({ host, port });
     const parser = new ResponseParser(this, this.#keepHeaders);
     this.#socket = socket;

@@ -2,7 +2,12 @@
 // after each answer, streaming chunked bodies, resetting, never answering, refusing connections.
 // Every request is accounted for: answered, failed or timed out, never lost and never counted twice.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
@@ -140,5 +145,62 @@ test('an abort stops sending: what was sent is answered, nothing more goes out',
     assert.equal(requests, result.completed);
   } finally {
     await api.close();
+  }
+});
+
+test('an https origin: the requests go over TLS, and every one is answered', async (context) => {
+  // A throwaway self-signed certificate for localhost (openssl is part of Debian and of CI's image).
+  const dir = mkdtempSync(join(tmpdir(), 'bench-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-days',
+        '1',
+        '-keyout',
+        'key.pem',
+        '-out',
+        'cert.pem',
+      ],
+      { stdio: 'ignore', cwd: dir },
+    );
+  } catch {
+    context.skip('openssl is not installed: no certificate for the TLS test');
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  let secure = 0;
+  const server = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (request, response) => {
+      if ((request.socket as Socket & { encrypted?: boolean }).encrypted === true) secure += 1;
+      response.writeHead(200, { 'content-length': '2' }).end('[]');
+    },
+  );
+  const api = await listening(server as unknown as Server);
+  // The certificate is self-signed: trusted for this test only.
+  const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+  try {
+    // An address, not a name: the client must then send no SNI (RFC 6066 section 3).
+    const origin = api.origin.replace('http:', 'https:');
+    const result = await runLoad(loadOf(origin, { amount: 30, pipelining: 2 }));
+    assert.equal(result.completed, 30, result.problems.join('; '));
+    assert.equal(result.bodyBytes, 60);
+    assert.equal(secure, 30);
+  } finally {
+    if (before === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = before;
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
