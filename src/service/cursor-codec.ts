@@ -13,8 +13,23 @@ const SIGNATURE_BYTES = 16;
  */
 const CURSOR_CACHE_ENTRIES = 4096;
 
+/** What a signed cursor says: the listing and filter that issued it, and the last id of its page. */
+interface CursorPayload {
+  listing: string | undefined;
+  filter: string | undefined;
+  /** Undefined when the text is not a plain id (never so for a cursor this service issued). */
+  lastId: number | undefined;
+}
+
+/** Reads the payload text `listing|filter|lastId`. */
+function parsePayload(text: string): CursorPayload {
+  const [listing, filter, lastId] = text.split('|');
+  const isId = lastId !== undefined && /^(0|[1-9][0-9]{0,15})$/.test(lastId);
+  return { listing, filter, lastId: isId ? Number(lastId) : undefined };
+}
+
 /** Remembers `key → value`, dropping the oldest entry past `CURSOR_CACHE_ENTRIES`. */
-function remember(cache: Map<string, string>, key: string, value: string): void {
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
   if (cache.size >= CURSOR_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
   cache.set(key, value);
 }
@@ -24,8 +39,8 @@ export class CursorCodec {
   readonly #secret: Buffer;
   /** Payload text → cursor, for cursors this codec issued. */
   readonly #issued = new Map<string, string>();
-  /** Cursor → payload text, for cursors whose signature was checked. */
-  readonly #checked = new Map<string, string>();
+  /** Cursor → its payload, for cursors whose signature was checked. */
+  readonly #checked = new Map<string, CursorPayload>();
 
   constructor(secret: Buffer) {
     if (secret.length < 16) throw new TypeError('cursor secret must be at least 16 bytes');
@@ -46,21 +61,13 @@ export class CursorCodec {
 
   /** The last id of the previous page, or `invalid_cursor` if this cursor was not issued for `listing` and `filter`. */
   read(cursor: string, listing: string, filter: string): number {
-    const text = this.#checked.get(cursor) ?? this.#check(cursor);
-    const [cursorListing, cursorFilter, lastId] = text.split('|');
-    if (
-      cursorListing === listing &&
-      cursorFilter === filter &&
-      lastId !== undefined &&
-      /^(0|[1-9][0-9]{0,15})$/.test(lastId)
-    ) {
-      return Number(lastId);
-    }
+    const payload = this.#checked.get(cursor) ?? this.#check(cursor);
+    if (payload.listing === listing && payload.filter === filter && payload.lastId !== undefined) return payload.lastId;
     throw invalidCursor('was issued for another listing or filter');
   }
 
-  /** The payload text of a cursor whose signature is right; `invalid_cursor` otherwise. */
-  #check(cursor: string): string {
+  /** The payload of a cursor whose signature is right; `invalid_cursor` otherwise. */
+  #check(cursor: string): CursorPayload {
     const dot = cursor.indexOf('.');
     if (dot > 0) {
       const payload = cursor.slice(0, dot);
@@ -69,9 +76,9 @@ export class CursorCodec {
       const given = Buffer.from(cursor.slice(dot + 1));
       const expected = Buffer.from(this.#sign(payload).toString('base64url'));
       if (given.length === expected.length && timingSafeEqual(given, expected)) {
-        const text = Buffer.from(payload, 'base64url').toString();
-        remember(this.#checked, cursor, text);
-        return text;
+        const parsed = parsePayload(Buffer.from(payload, 'base64url').toString());
+        remember(this.#checked, cursor, parsed);
+        return parsed;
       }
     }
     throw invalidCursor('was not issued by this service');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import { ApiError } from '../../src/errors.js';
 import { pagingHeaders } from '../../src/http/list-answer.js';
@@ -33,6 +34,25 @@ test('a cursor is refused for another listing or filter', () => {
     refusal(() => codec.read(cursor, 'orders', 'sold')),
     /another listing or filter/,
   );
+});
+
+test('a signed cursor whose last id is not a plain id is refused, the first time and once cached', () => {
+  // Only the secret's holder can sign such a payload; the codec still reads nothing from it but an id.
+  const sign = (text: string): string => {
+    const payload = Buffer.from(text).toString('base64url');
+    const signature = createHmac('sha256', Buffer.alloc(32, 7)).update(payload).digest().subarray(0, 16);
+    return `${payload}.${signature.toString('base64url')}`;
+  };
+  assert.equal(codec.read(sign('pets||7'), 'pets', ''), 7);
+  for (const text of ['pets||', 'pets||07', 'pets||x', 'pets||-1', 'pets||1e3', 'pets', 'pets||12345678901234567']) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      assert.match(
+        refusal(() => codec.read(sign(text), 'pets', '')),
+        /another listing or filter/,
+        text,
+      );
+    }
+  }
 });
 
 test('a forged, truncated or foreign cursor is refused', () => {
