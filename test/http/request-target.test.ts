@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError } from '../../src/errors.js';
-import { parseIdParameter, readQuery, splitTarget } from '../../src/http/request-target.js';
+import { parameters, parseIdParameter, readQuery, splitTarget } from '../../src/http/request-target.js';
 
 test('the target splits into the raw path and the raw query', () => {
   assert.deepEqual(splitTarget('/v1/pets?limit=5&x=%20'), { path: '/v1/pets', query: 'limit=5&x=%20' });
@@ -18,6 +18,24 @@ test('the absolute form is reduced to its path and query', () => {
 test('known query parameters are read; unknown ones and other cases are ignored', () => {
   assert.deepEqual(readQuery('limit=5&Limit=9&foo=1&status=sold', ['limit', 'status']), { limit: '5', status: 'sold' });
   assert.deepEqual(readQuery('', ['limit']), {});
+});
+
+test('query parameters are split and decoded exactly as URLSearchParams does, with or without its fast path', () => {
+  // Seeded pseudo-random queries over the characters that matter to form decoding, so every run is the same.
+  const alphabet = ['a', 'b', '=', '&', '%', '+', '2', '0', 'é', '?', ';', ' ', '%41', '%zz', '%C3%A9'];
+  let seed = 12345;
+  const nextIndex = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % alphabet.length;
+  };
+  const queries = ['', '&', '&&a', 'a', 'a=', '=a', '==', 'a=b=c', 'a&b=&=c&', 'limit=20&cursor=x.y_z-1'];
+  for (let count = 0; count < 2000; count++) {
+    let query = '';
+    const length = nextIndex() + nextIndex();
+    for (let index = 0; index < length; index++) query += alphabet[nextIndex()];
+    queries.push(query);
+  }
+  for (const query of queries) assert.deepEqual([...parameters(query)], [...new URLSearchParams(query)], query);
 });
 
 test('a known query parameter sent twice is invalid_query naming it', () => {
