@@ -125,16 +125,31 @@ function totals(results: readonly MeasuredRun[]): SideTotals {
   };
 }
 
-/** Warms both sides up, then runs them alternately for `rounds` rounds; totals per side. */
-export async function alternate(a: Side, b: Side, load: CompareLoad): Promise<[SideTotals, SideTotals]> {
+/** How long each side runs in one round of an alternation. */
+function roundMsOf(load: CompareLoad): number {
+  return Math.max(500, Math.round(load.durationMs / load.rounds));
+}
+
+/**
+ * Warms both sides up, then runs them alternately for `rounds` rounds; totals per side. `afterRound`,
+ * when given, runs at the end of every round (a second generator's own pair of runs), so that what it
+ * measures meets the machine in the same state as the rounds beside it.
+ */
+export async function alternate(
+  a: Side,
+  b: Side,
+  load: CompareLoad,
+  afterRound?: (roundMs: number) => void,
+): Promise<[SideTotals, SideTotals]> {
   await a(WARMUP_MS);
   await b(WARMUP_MS);
-  const roundMs = Math.max(500, Math.round(load.durationMs / load.rounds));
+  const roundMs = roundMsOf(load);
   const resultsA: MeasuredRun[] = [];
   const resultsB: MeasuredRun[] = [];
   for (let round = 0; round < load.rounds; round++) {
     resultsA.push(await a(roundMs));
     resultsB.push(await b(roundMs));
+    afterRound?.(roundMs);
   }
   return [totals(resultsA), totals(resultsB)];
 }
@@ -217,12 +232,31 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
     const baseline = await startBaseline(await captureAnswer(target, prepared.requests[0] as RequestSpec));
     try {
       load.log(
-        `${name}: service and baseline alternately, ${load.rounds} rounds of ${load.durationMs / load.rounds / 1000}s each`,
+        `${name}: service and baseline alternately, ${load.rounds} rounds of ${roundMsOf(load) / 1000}s each` +
+          (load.crossCheck === true ? ', each round also by wrk' : ''),
       );
+      // With --cross-check, wrk (an independent generator written in C, pinned alike) runs the same pair
+      // in every round, right after this bench's: on a machine whose speed drifts, both ratios then see
+      // the same drift, which a separate alternation afterwards would not.
+      const spec = prepared.requests[0] as RequestSpec;
+      const cpus = pinPlan(availableParallelism())?.generatorCpus;
+      const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
+      const wrkService: number[] = [];
+      const wrkBaseline: number[] = [];
+      const wrkRound = (roundMs: number): void => {
+        const seconds = Math.max(1, Math.round(roundMs / 1000));
+        wrkService.push(
+          wrkRequestsPerSecond(`${target.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
+        );
+        wrkBaseline.push(
+          wrkRequestsPerSecond(`${baseline.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
+        );
+      };
       const [service, bare] = await alternate(
         side(target.origin, prepared, scenario, load),
         side(baseline.origin, prepared, scenario, load),
         load,
+        load.crossCheck === true ? wrkRound : undefined,
       );
       const result: RatioResult = {
         scenario: name,
@@ -230,27 +264,12 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
         baseline: bare,
         ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0,
       };
-      if (load.crossCheck === true) {
-        // The same alternation with wrk, an independent generator written in C: its ratio should agree.
-        const spec = prepared.requests[0] as RequestSpec;
-        const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
-        const cpus = pinPlan(availableParallelism())?.generatorCpus;
-        const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
-        const serviceRuns: number[] = [];
-        const baselineRuns: number[] = [];
-        for (let round = 0; round < load.rounds; round++) {
-          serviceRuns.push(
-            wrkRequestsPerSecond(`${target.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
-          );
-          baselineRuns.push(
-            wrkRequestsPerSecond(`${baseline.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
-          );
-        }
+      if (wrkService.length > 0) {
         const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
         result.wrk = {
-          service: mean(serviceRuns),
-          baseline: mean(baselineRuns),
-          ratio: mean(serviceRuns) / mean(baselineRuns),
+          service: mean(wrkService),
+          baseline: mean(wrkBaseline),
+          ratio: mean(wrkService) / mean(wrkBaseline),
         };
       }
       return result;

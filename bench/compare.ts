@@ -45,7 +45,8 @@ Options:
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
   -p, --pipelining N   Requests in flight per connection [1]
   --pets N             Pets for deep-page and startup [${DEEP_STORE_PETS}]
-  --cross-check        Also compare the throughput checks with wrk (an independent generator), pinned alike
+  --cross-check        Also run wrk (an independent generator), pinned alike, on the same pair in
+                       every round of the throughput checks, and print its ratio beside
   --no-pin             Do not pin the services and the generator to separate cores
   --json FILE          Also write every figure as JSON to FILE
 

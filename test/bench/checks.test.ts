@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import { request } from 'undici';
 import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
 import { createBaselineServer } from '../../bench/baseline.js';
+import { alternate, WARMUP_MS } from '../../bench/compare-checks.js';
+import { emptyResult } from '../../bench/load.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
 import { nextLink } from '../../bench/scenarios.js';
@@ -106,3 +108,24 @@ test(
     assert.equal(processCpuMs(2 ** 30), undefined);
   },
 );
+
+test('an alternation runs a second generator at the end of every round, with the round length', async () => {
+  const calls: string[] = [];
+  const sideNamed =
+    (name: string, requests: number) =>
+    (durationMs: number): Promise<ReturnType<typeof emptyResult>> => {
+      calls.push(`${name} ${durationMs}`);
+      return Promise.resolve({ ...emptyResult(), completed: requests, elapsedMs: durationMs });
+    };
+  const load = { connections: 1, pipelining: 1, durationMs: 3000, rounds: 3, timeoutMs: 1000, workers: 1, log() {} };
+  const [a, b] = await alternate(sideNamed('a', 30), sideNamed('b', 60), load, (roundMs) =>
+    calls.push(`wrk ${roundMs}`),
+  );
+  assert.deepEqual(calls, [
+    `a ${WARMUP_MS}`,
+    `b ${WARMUP_MS}`,
+    ...Array.from({ length: 3 }, () => ['a 1000', 'b 1000', 'wrk 1000']).flat(),
+  ]);
+  assert.equal(a.requestsPerSecond, 30);
+  assert.equal(b.requestsPerSecond, 60);
+});
