@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram } from '../../bench/histogram.js';
-import type { LoadResult, RequestSpec } from '../../bench/load.js';
+import { emptyResult, type LoadResult, type RequestSpec } from '../../bench/load.js';
 import { cycleOf, mergeResults, runThreadedLoad, splitLoad, toSent } from '../../bench/load-workers.js';
 import { startFakeApi } from './fake-api.js';
 
@@ -57,19 +57,7 @@ test('cycleOf: the threads together send each request of the cycle as often as o
 function resultWith(overrides: Partial<LoadResult>, latenciesMs: number[]): LoadResult {
   const latency = new Histogram();
   for (const ms of latenciesMs) latency.recordMs(ms);
-  return {
-    elapsedMs: 1000,
-    completed: latenciesMs.length,
-    bodyBytes: 0,
-    statusCounts: {},
-    errors: 0,
-    timeouts: 0,
-    unexpected: 0,
-    problems: [],
-    latency,
-    perSecond: { completed: [], bodyBytes: [] },
-    ...overrides,
-  };
+  return { ...emptyResult(), elapsedMs: 1000, completed: latenciesMs.length, latency, ...overrides };
 }
 
 /** Per-second counts with a hole at second 1 (a thread that answered nothing in that second). */
