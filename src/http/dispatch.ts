@@ -146,6 +146,14 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   ): Promise<void> => {
     let key: ApiKey | undefined;
     let arrival: Arrival | undefined;
+    // The Idempotency-Key's claim ends before the answer is sent: a client that retries the moment it
+    // has an answer must find the key free (and the answer remembered), not still in flight, also on a
+    // store where the release is a round trip of its own.
+    const leave = async (): Promise<void> => {
+      const leaving = arrival;
+      arrival = undefined;
+      if (leaving !== undefined) await leaving.leave().catch((error: unknown) => context.logError(requestId, error));
+    };
     let admitted = false;
     let operation = 'unrouted';
     inFlight++;
@@ -226,6 +234,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       // A GET's body is ignored, headers and all; any other method's is checked.
       else if (route.method !== 'GET') await skipBody(req, context.maxBodyBytes);
       const answer = await route.handle({ params: match.params, query, body, key, arrival });
+      await leave();
       if (answer.headers !== undefined) Object.assign(headers, answer.headers);
       sendJson(res, answer.status, answer.body, headers);
     } catch (error) {
@@ -235,11 +244,11 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
           context.logError(requestId, refundError),
         );
       }
+      await leave();
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
       logAccess(req, res, requestId, path, startedMs, key, operation);
-      if (arrival !== undefined) await arrival.leave().catch((error: unknown) => context.logError(requestId, error));
     }
   };
 

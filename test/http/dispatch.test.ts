@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { type ApiKey, hashKey } from '../../src/auth/api-key.js';
 import { KeyRing } from '../../src/auth/key-ring.js';
 import { ManualClock } from '../../src/clock.js';
+import { ApiError } from '../../src/errors.js';
 import { createDispatcher } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
@@ -135,6 +136,82 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     const third = request(url, { headers });
     (await held())();
     assert.equal((await third).statusCode, 200);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("an Idempotency-Key's claim is released before the answer is sent, on success and on error", async () => {
+  // A store whose release is a round trip of its own (PostgreSQL): here it completes 30 ms later. A client
+  // that retries the moment it has an answer must find the key free, so the answer waits for the release.
+  const events: string[] = [];
+  const router = new Router<Route>();
+  for (const [path, fails] of [
+    ['/ok', false],
+    ['/fails', true],
+  ] as const) {
+    router.add('POST', path, {
+      method: 'POST',
+      path,
+      operationId: path.slice(1),
+      bodyMediaTypes: ['application/json'],
+      acceptsIdempotencyKey: true,
+      handle: async () => {
+        if (fails) throw new ApiError('conflict', 'refused');
+        return { status: 201, body: '{}' };
+      },
+    });
+  }
+  const clock = new ManualClock(Date.UTC(2027, 0, 1));
+  const handler = createDispatcher({
+    basePath: '/v1',
+    router,
+    keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]),
+    limiter: new MemoryLimiter(clock),
+    clock,
+    maxBodyBytes: 1024,
+    maxUrlBytes: 8192,
+    trustProxy: false,
+    maxInFlight: 10,
+    cors: undefined,
+    openapiJson: '{}',
+    arrive: (scope, key) =>
+      Promise.resolve({
+        scope,
+        key,
+        claimant: 'c',
+        claimed: true,
+        leave: () =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              events.push(`released ${key}`);
+              resolve();
+            }, 30),
+          ),
+      }),
+    checkReady: async () => {},
+    isAccepting: () => true,
+    logError: () => {},
+  });
+  const server = createServer(handler).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    for (const [path, status] of [
+      ['/ok', 201],
+      ['/fails', 409],
+    ] as const) {
+      const response = await request(`http://127.0.0.1:${port}/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': path },
+        body: '{}',
+      });
+      events.push(`answered ${path}`);
+      assert.equal(response.statusCode, status);
+      await response.body.dump();
+    }
+    assert.deepEqual(events, ['released /ok', 'answered /ok', 'released /fails', 'answered /fails']);
   } finally {
     server.closeAllConnections();
     server.close();
