@@ -383,7 +383,6 @@ function addHeaders(headers: HeaderBag, decision: Decision): void {
   }
 }
 
-/** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
 /** Requests whose `100 Continue` Node left to the dispatcher (they came through `checkContinue`). */
 const awaitingContinue = new WeakSet<IncomingMessage>();
 
@@ -392,6 +391,7 @@ function expectsContinue(req: IncomingMessage): boolean {
   return awaitingContinue.delete(req);
 }
 
+/** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
 function keyRefusal(decision: Decision): ApiError {
   const code = decision.code ?? 'rate_limited';
   const seconds = decision.retryAfterSeconds ?? 1;

@@ -1,31 +1,13 @@
 // The pipeline's own guarantees: bugs become a generic 500 logged with the request id, never detailed.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { type ApiKey, hashKey } from '../../src/auth/api-key.js';
-import { KeyRing } from '../../src/auth/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
 import { ApiError } from '../../src/errors.js';
-import { createDispatcher } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
-import { Idempotency } from '../../src/idempotency/idempotency.js';
-import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
-import { MemoryLimiter } from '../../src/limits/index.js';
+import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
 
-const KEY = 'dispatch-test-key-0123456789';
-const record: ApiKey = {
-  id: 'key_1',
-  name: 't',
-  plan: 'free',
-  perMinute: 60,
-  perDay: 1000,
-  hash: hashKey(KEY),
-  createdAt: '',
-  revokedAt: null,
-};
+const AUTH = { authorization: `Bearer ${DISPATCH_KEY}` };
 
 test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
   const logged: Array<{ requestId: string; error: unknown }> = [];
@@ -37,31 +19,9 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
       throw new Error('secret internal detail /etc/passwd');
     },
   });
-  const clock = new ManualClock(Date.UTC(2027, 0, 1));
-  const handler = createDispatcher({
-    basePath: '/v1',
-    router,
-    keys: new KeyRing([record]),
-    limiter: new MemoryLimiter(clock),
-    clock,
-    maxBodyBytes: 1024,
-    maxUrlBytes: 8192,
-    trustProxy: false,
-    maxInFlight: 10,
-    cors: undefined,
-    openapiJson: '{}',
-    arrive: (scope, key) => new Idempotency(new MemoryIdempotencyTable(), clock).arrive(scope, key),
-    checkReady: async () => {},
-    isAccepting: () => true,
-    logError: (requestId, error) => logged.push({ requestId, error }),
-  });
-  const server = createServer(handler).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const served = await serveDispatcher({ router, logError: (requestId, error) => logged.push({ requestId, error }) });
   try {
-    const { port } = server.address() as AddressInfo;
-    const response = await request(`http://127.0.0.1:${port}/v1/boom`, {
-      headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'req-42' },
-    });
+    const response = await request(`${served.origin}/v1/boom`, { headers: { ...AUTH, 'x-request-id': 'req-42' } });
     const text = await response.body.text();
     assert.equal(response.statusCode, 500);
     assert.deepEqual(JSON.parse(text), {
@@ -74,7 +34,7 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
     assert.equal(logged.length, 1);
     assert.equal(logged[0]?.requestId, 'req-42');
   } finally {
-    server.close();
+    served.close();
   }
 });
 
@@ -90,39 +50,18 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
         gate.release = () => resolve({ status: 200, body: '{}' });
       }),
   });
-  const clock = new ManualClock(Date.UTC(2027, 0, 1));
-  const handler = createDispatcher({
-    basePath: '/v1',
-    router,
-    keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]),
-    limiter: new MemoryLimiter(clock),
-    clock,
-    maxBodyBytes: 1024,
-    maxUrlBytes: 8192,
-    trustProxy: false,
-    maxInFlight: 1,
-    cors: undefined,
-    openapiJson: '{}',
-    arrive: (scope, key) => new Idempotency(new MemoryIdempotencyTable(), clock).arrive(scope, key),
-    checkReady: async () => {},
-    isAccepting: () => true,
-    logError: () => {},
-  });
-  const server = createServer(handler).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const served = await serveDispatcher({ router, maxInFlight: 1, keyLimits: { perMinute: 1000, perDay: 10000 } });
   try {
-    const { port } = server.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}/v1/slow`;
-    const headers = { authorization: `Bearer ${KEY}` };
+    const url = `${served.origin}/v1/slow`;
     const held = async (): Promise<() => void> => {
       while (gate.release === undefined) await new Promise((resolve) => setImmediate(resolve));
       const release = gate.release;
       gate.release = undefined;
       return release;
     };
-    const first = request(url, { headers });
+    const first = request(url, { headers: AUTH });
     const releaseFirst = await held();
-    const second = await request(url, { headers });
+    const second = await request(url, { headers: AUTH });
     assert.equal(second.statusCode, 503);
     assert.equal(second.headers['retry-after'], '1');
     assert.equal(
@@ -133,12 +72,11 @@ test('beyond the in-flight bound a request gets an immediate 503 with Retry-Afte
     assert.equal(((await second.body.json()) as { code: string }).code, 'unavailable');
     releaseFirst();
     assert.equal((await first).statusCode, 200);
-    const third = request(url, { headers });
+    const third = request(url, { headers: AUTH });
     (await held())();
     assert.equal((await third).statusCode, 200);
   } finally {
-    server.closeAllConnections();
-    server.close();
+    served.close();
   }
 });
 
@@ -163,19 +101,9 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
       },
     });
   }
-  const clock = new ManualClock(Date.UTC(2027, 0, 1));
-  const handler = createDispatcher({
-    basePath: '/v1',
+  const served = await serveDispatcher({
     router,
-    keys: new KeyRing([{ ...record, perMinute: 1000, perDay: 10000 }]),
-    limiter: new MemoryLimiter(clock),
-    clock,
-    maxBodyBytes: 1024,
-    maxUrlBytes: 8192,
-    trustProxy: false,
-    maxInFlight: 10,
-    cors: undefined,
-    openapiJson: '{}',
+    keyLimits: { perMinute: 1000, perDay: 10000 },
     arrive: (scope, key) =>
       Promise.resolve({
         scope,
@@ -190,21 +118,15 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
             }, 30),
           ),
       }),
-    checkReady: async () => {},
-    isAccepting: () => true,
-    logError: () => {},
   });
-  const server = createServer(handler).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
   try {
-    const { port } = server.address() as AddressInfo;
     for (const [path, status] of [
       ['/ok', 201],
       ['/fails', 409],
     ] as const) {
-      const response = await request(`http://127.0.0.1:${port}/v1${path}`, {
+      const response = await request(`${served.origin}/v1${path}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': path },
+        headers: { ...AUTH, 'content-type': 'application/json', 'idempotency-key': path },
         body: '{}',
       });
       events.push(`answered ${path}`);
@@ -213,7 +135,6 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
     }
     assert.deepEqual(events, ['released /ok', 'answered /ok', 'released /fails', 'answered /fails']);
   } finally {
-    server.closeAllConnections();
-    server.close();
+    served.close();
   }
 });

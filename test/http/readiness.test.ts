@@ -6,17 +6,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { request } from 'undici';
-import { hashKey } from '../../src/auth/api-key.js';
-import { KeyRing } from '../../src/auth/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
-import { createDispatcher } from '../../src/http/dispatch.js';
-import type { Route } from '../../src/http/route.js';
-import { Router } from '../../src/http/router.js';
-import { Idempotency } from '../../src/idempotency/idempotency.js';
-import { MemoryLimiter } from '../../src/limits/index.js';
 import { QUIET_LOGGER } from '../../src/logger.js';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
-import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
+import { serveDispatcher } from '../helpers/dispatcher.js';
 import { call, startServer } from '../helpers/server.js';
 
 test('readyz answers 200 {"status":"ready"} without a key or rate-limit headers; HEAD too; other methods 405', async () => {
@@ -57,42 +49,14 @@ test('while the service stops, readyz answers 503 unavailable and closes the con
 });
 
 test('readyz answers 503 naming the backing server that is not ready, and 200 again once it is', async () => {
-  const clock = new ManualClock(Date.UTC(2027, 0, 1));
   let down: string | undefined = 'the database at 127.0.0.1:5432 is unreachable (ECONNREFUSED)';
-  const handler = createDispatcher({
-    basePath: '/v1',
-    router: new Router<Route>(),
-    keys: new KeyRing([
-      {
-        id: 'k',
-        name: '',
-        plan: 'free',
-        perMinute: 60,
-        perDay: 1000,
-        hash: hashKey('x'.repeat(20)),
-        createdAt: '',
-        revokedAt: null,
-      },
-    ]),
-    limiter: new MemoryLimiter(clock),
-    clock,
-    maxBodyBytes: 1024,
-    maxUrlBytes: 8192,
-    trustProxy: false,
-    maxInFlight: 10,
-    cors: undefined,
-    arrive: (scope, key) => new Idempotency(new MemoryIdempotencyTable(), clock).arrive(scope, key),
-    openapiJson: '{}',
-    isAccepting: () => true,
+  const served = await serveDispatcher({
     checkReady: async () => {
       if (down !== undefined) throw new Error(down);
     },
-    logError: () => {},
   });
-  const server = createServer(handler).listen(0, '127.0.0.1');
-  await once(server, 'listening');
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+    const url = `${served.origin}/readyz`;
     const notReady = await request(url);
     assert.equal(notReady.statusCode, 503);
     const body = (await notReady.body.json()) as { code: string; message: string };
@@ -103,6 +67,6 @@ test('readyz answers 503 naming the backing server that is not ready, and 200 ag
     assert.equal(ready.statusCode, 200);
     assert.equal(await ready.body.text(), '{"status":"ready"}');
   } finally {
-    server.close();
+    served.close();
   }
 });
