@@ -3,6 +3,7 @@
 // digits, so a torn or damaged line can never pass for a valid record. `parseRecord` is the inverse.
 
 import { crc32 } from 'node:zlib';
+import { crc32Of } from './crc32.js';
 
 /** The byte that ends every record. */
 export const NEWLINE = 0x0a;
@@ -66,7 +67,6 @@ export function parseRecord(buffer: Uint8Array, start: number, end: number): Par
     return `the record says ${length} payload bytes but holds ${end - payloadStart}`;
   }
   if (length === 0) return 'the record payload is empty';
-  const view = buffer instanceof Buffer ? buffer : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  if (crc32(view.subarray(payloadStart, end)) !== crc) return 'the record checksum does not match its payload';
+  if (crc32Of(buffer, payloadStart, end) !== crc) return 'the record checksum does not match its payload';
   return { payloadStart, payloadEnd: end };
 }
