@@ -10,8 +10,8 @@ import { journalChangeLog } from './change-log.js';
 import { EmbeddedStore } from './embedded-store.js';
 import { FileKeyTable } from './key-file.js';
 import { MemoryKeyTable } from './memory-key-table.js';
-import { type Change, decodeChangeAt, idsInTornRecord } from './records.js';
-import { EmbeddedState, NO_LOG } from './state.js';
+import { decodeChangeAt, idsInTornRecord } from './records.js';
+import { type ChangeLog, EmbeddedState, NO_LOG } from './state.js';
 
 /** The journal's file name inside the data directory. */
 export const JOURNAL_FILE = 'animals.log';
@@ -43,11 +43,16 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
   }
   // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
   const { openJournal } = await import('../../storage/index.js');
-  // Records are decoded from the log's bytes as replay finds them; a record this service did not
-  // write stops start-up, naming it.
-  const changes: Change[] = [];
+  // Records are decoded from the log's bytes and applied as replay finds them, so that nothing but the
+  // pets themselves outlives a record (a million changes held until the end were most of start-up's
+  // garbage collection). A record this service did not write stops start-up, naming it. Writes go to
+  // the journal once it is open; none is made before.
+  let changeLog: ChangeLog = NO_LOG;
+  const state = new EmbeddedState({ append: (payload) => changeLog.append(payload) }, clock);
+  let records = 0;
   const onRecord = (bytes: Buffer, start: number, end: number): void => {
-    changes.push(decodeChangeAt(bytes, start, end, () => `${dataDir}/${JOURNAL_FILE} record ${changes.length + 1}`));
+    records++;
+    state.apply(decodeChangeAt(bytes, start, end, () => `${dataDir}/${JOURNAL_FILE} record ${records}`));
   };
   const { journal, replayed } = await openJournal({
     dir: dataDir,
@@ -58,12 +63,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     onRecord,
   });
   try {
-    const state: EmbeddedState = new EmbeddedState(
-      journalChangeLog(journal, () => state, options.compactMinRecords, warn),
-      clock,
-    );
-    for (const change of changes) state.apply(change);
-    changes.length = 0;
+    changeLog = journalChangeLog(journal, () => state, options.compactMinRecords, warn);
     if (replayed.tornTail !== undefined) {
       // A torn record was not applied, but under durability interval or never it may have been
       // acknowledged: the ids it may have handed out are not handed out again.

@@ -35,19 +35,21 @@ export class EmbeddedState {
 
   /** Applies a change to the collections; used by `commit` and by replay. */
   apply(change: Change): void {
-    const nowMs = this.#clock.now();
+    // The clock is read only for a remembered answer: replay applies a million plain pets at start-up.
     switch (change.op) {
       case 'pet':
         this.pets.put(change.pet);
-        if (change.idem !== undefined) this.idempotency.remember({ ...change.idem, body: change.pet.json }, nowMs);
+        if (change.idem !== undefined)
+          this.idempotency.remember({ ...change.idem, body: change.pet.json }, this.#clock.now());
         return;
       case 'order':
         this.orders.put(change.order);
         if (change.pet !== undefined) this.pets.put(change.pet);
-        if (change.idem !== undefined) this.idempotency.remember({ ...change.idem, body: change.order.json }, nowMs);
+        if (change.idem !== undefined)
+          this.idempotency.remember({ ...change.idem, body: change.order.json }, this.#clock.now());
         return;
       case 'idem':
-        this.idempotency.remember(change.entry, nowMs);
+        this.idempotency.remember(change.entry, this.#clock.now());
         return;
     }
   }
