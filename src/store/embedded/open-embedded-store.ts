@@ -44,9 +44,9 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
   // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
   const { openJournal } = await import('../../storage/index.js');
   // Records are decoded from the log's bytes and applied as replay finds them, so that nothing but the
-  // pets themselves outlives a record (a million changes held until the end were most of start-up's
-  // garbage collection). A record this service did not write stops start-up, naming it. Writes go to
-  // the journal once it is open; none is made before.
+  // pets themselves outlives a record (a million changes held until the end doubled the time start-up
+  // spent collecting garbage). A record this service did not write stops start-up, naming it. Writes
+  // go to the journal once it is open; none is made before.
   let changeLog: ChangeLog = NO_LOG;
   const state = new EmbeddedState({ append: (payload) => changeLog.append(payload) }, clock);
   let records = 0;
