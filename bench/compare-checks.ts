@@ -90,6 +90,8 @@ export interface SideTotals {
   requests: number;
   elapsedMs: number;
   requestsPerSecond: number;
+  /** Requests/s of each round, in round order (for per-round ratios). */
+  roundRequestsPerSecond: number[];
   /** Median of the rounds' p50 and p99 latencies, ms. */
   p50Ms: number;
   p99Ms: number;
@@ -107,11 +109,13 @@ function generatorCores(): number {
 function totals(results: readonly MeasuredRun[]): SideTotals {
   const requests = results.reduce((sum, result) => sum + result.completed, 0);
   const elapsedMs = results.reduce((sum, result) => sum + result.elapsedMs, 0);
-  const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
   return {
     requests,
     elapsedMs,
     requestsPerSecond: elapsedMs > 0 ? (requests * 1000) / elapsedMs : 0,
+    roundRequestsPerSecond: results.map((result) =>
+      result.elapsedMs > 0 ? (result.completed * 1000) / result.elapsedMs : 0,
+    ),
     p50Ms: median(results.map((result) => result.latency.summary().p50Ms)),
     p99Ms: median(results.map((result) => result.latency.summary().p99Ms)),
     unexpected: results.reduce((sum, result) => sum + result.unexpected + result.errors + result.timeouts, 0),
@@ -131,15 +135,17 @@ function roundMsOf(load: CompareLoad): number {
 }
 
 /**
- * Warms both sides up, then runs them alternately for `rounds` rounds; totals per side. `afterRound`,
- * when given, runs at the end of every round (a second generator's own pair of runs), so that what it
- * measures meets the machine in the same state as the rounds beside it.
+ * Warms both sides up, then runs them alternately for `rounds` rounds; totals per side. The order flips
+ * every round (a b, b a, a b, ...), so that a machine whose speed drifts during a round favours
+ * neither side. `afterRound`, when given, runs at the end of every round (a second generator's own pair
+ * of runs) and is told whether `a` ran first, so that it can run its pair in the mirrored order and
+ * meet the machine in the same state as the rounds beside it.
  */
 export async function alternate(
   a: Side,
   b: Side,
   load: CompareLoad,
-  afterRound?: (roundMs: number) => void,
+  afterRound?: (roundMs: number, aRanFirst: boolean) => void,
 ): Promise<[SideTotals, SideTotals]> {
   await a(WARMUP_MS);
   await b(WARMUP_MS);
@@ -147,11 +153,40 @@ export async function alternate(
   const resultsA: MeasuredRun[] = [];
   const resultsB: MeasuredRun[] = [];
   for (let round = 0; round < load.rounds; round++) {
-    resultsA.push(await a(roundMs));
-    resultsB.push(await b(roundMs));
-    afterRound?.(roundMs);
+    const aRanFirst = round % 2 === 0;
+    if (aRanFirst) {
+      resultsA.push(await a(roundMs));
+      resultsB.push(await b(roundMs));
+    } else {
+      resultsB.push(await b(roundMs));
+      resultsA.push(await a(roundMs));
+    }
+    afterRound?.(roundMs, aRanFirst);
   }
   return [totals(resultsA), totals(resultsB)];
+}
+
+/** The median of `values` (the mean of the middle two for an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * The median of the per-round ratios numerator / denominator: each round's pair ran back to back, so
+ * its ratio holds however fast the machine was then; one slow round moves a median little.
+ */
+export function medianRatio(numerator: readonly number[], denominator: readonly number[]): number {
+  const ratios: number[] = [];
+  numerator.forEach((value, round) => {
+    const other = denominator[round] ?? 0;
+    if (other > 0) ratios.push(value / other);
+  });
+  return median(ratios);
 }
 
 /** The answer the service gives to a scenario's first request, for the baseline to repeat. */
@@ -185,9 +220,12 @@ export interface RatioResult {
   scenario: string;
   service: SideTotals;
   baseline: SideTotals;
-  /** Service requests/s over baseline requests/s. */
+  /** The median of the rounds' service requests/s over baseline requests/s. */
   ratio: number;
-  /** The same comparison made with wrk, where it is installed and asked for (--cross-check). */
+  /**
+   * The same comparison made with wrk in the same rounds, where it is installed and asked for
+   * (--cross-check): mean requests/s of each side, and the median per-round ratio.
+   */
   wrk?: { service: number; baseline: number; ratio: number };
 }
 
@@ -243,14 +281,18 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
       const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
       const wrkService: number[] = [];
       const wrkBaseline: number[] = [];
-      const wrkRound = (roundMs: number): void => {
+      const wrkRound = (roundMs: number, serviceRanFirst: boolean): void => {
         const seconds = Math.max(1, Math.round(roundMs / 1000));
-        wrkService.push(
-          wrkRequestsPerSecond(`${target.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
-        );
-        wrkBaseline.push(
-          wrkRequestsPerSecond(`${baseline.origin}${spec.path}`, spec.headers, load.connections, seconds, pinned),
-        );
+        const run = (origin: string): number =>
+          wrkRequestsPerSecond(`${origin}${spec.path}`, spec.headers, load.connections, seconds, pinned);
+        // The mirror of the bench's order in this round: service, baseline, baseline, service, or the reverse.
+        if (serviceRanFirst) {
+          wrkBaseline.push(run(baseline.origin));
+          wrkService.push(run(target.origin));
+        } else {
+          wrkService.push(run(target.origin));
+          wrkBaseline.push(run(baseline.origin));
+        }
       };
       const [service, bare] = await alternate(
         side(target.origin, prepared, scenario, load),
@@ -262,14 +304,14 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
         scenario: name,
         service,
         baseline: bare,
-        ratio: bare.requestsPerSecond > 0 ? service.requestsPerSecond / bare.requestsPerSecond : 0,
+        ratio: medianRatio(service.roundRequestsPerSecond, bare.roundRequestsPerSecond),
       };
       if (wrkService.length > 0) {
         const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
         result.wrk = {
           service: mean(wrkService),
           baseline: mean(wrkBaseline),
-          ratio: mean(wrkService) / mean(wrkBaseline),
+          ratio: medianRatio(wrkService, wrkBaseline),
         };
       }
       return result;
@@ -314,7 +356,7 @@ export interface DurabilityResult {
   connections: number;
   always: SideTotals;
   never: SideTotals;
-  /** Creates/s with fsync always over creates/s with never. */
+  /** The median of the rounds' creates/s with fsync always over creates/s with never. */
   ratio: number;
 }
 
@@ -339,7 +381,7 @@ export async function compareDurability(load: CompareLoad): Promise<DurabilityRe
       connections: CREATE_CONNECTIONS,
       always: a,
       never: n,
-      ratio: n.requestsPerSecond > 0 ? a.requestsPerSecond / n.requestsPerSecond : 0,
+      ratio: medianRatio(a.roundRequestsPerSecond, n.roundRequestsPerSecond),
     };
   } finally {
     await always.close();
@@ -432,9 +474,6 @@ export interface GeneratorResult {
   generatorShare: number;
 }
 
-const medianOf = (values: readonly number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
-
 /**
  * The load generator against autocannon (and wrk): each drives the bare baseline (answering the list
  * page's bytes) with the same connections from the generator's cores, in alternating rounds. A
@@ -476,11 +515,11 @@ export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
         if (hasWrk()) wrkRuns.push(wrkRequestsPerSecond(url, spec.headers, load.connections, seconds, cpus));
       }
       const ratios = (others: readonly number[]): number =>
-        medianOf(benchRuns.map((value, round) => value / (others[round] as number)));
+        median(benchRuns.map((value, round) => value / (others[round] as number)));
       return {
-        bench: medianOf(benchRuns),
-        autocannon: medianOf(autocannonRuns),
-        wrk: wrkRuns.length > 0 ? medianOf(wrkRuns) : undefined,
+        bench: median(benchRuns),
+        autocannon: median(autocannonRuns),
+        wrk: wrkRuns.length > 0 ? median(wrkRuns) : undefined,
         benchOverAutocannon: ratios(autocannonRuns),
         benchOverWrk: wrkRuns.length > 0 ? ratios(wrkRuns) : undefined,
         generatorShare: Math.max(...shares),

@@ -244,7 +244,7 @@ async function main(argv: string[]): Promise<number> {
     `\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`,
   );
   process.stdout.write(
-    `${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each.\n`,
+    `${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each; a ratio is the median of the per-round ratios, req/s the mean of the rounds.\n`,
   );
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ rows, figures }, null, 2)}\n`);
   return failed ? 1 : 0;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { request } from 'undici';
 import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
 import { createBaselineServer } from '../../bench/baseline.js';
-import { alternate, WARMUP_MS } from '../../bench/compare-checks.js';
+import { alternate, median, medianRatio, WARMUP_MS } from '../../bench/compare-checks.js';
 import { emptyResult } from '../../bench/load.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
@@ -109,7 +109,7 @@ test(
   },
 );
 
-test('an alternation runs a second generator at the end of every round, with the round length', async () => {
+test('an alternation flips the order every round and runs a second generator after each, told who ran first', async () => {
   const calls: string[] = [];
   const sideNamed =
     (name: string, requests: number) =>
@@ -118,14 +118,30 @@ test('an alternation runs a second generator at the end of every round, with the
       return Promise.resolve({ ...emptyResult(), completed: requests, elapsedMs: durationMs });
     };
   const load = { connections: 1, pipelining: 1, durationMs: 3000, rounds: 3, timeoutMs: 1000, workers: 1, log() {} };
-  const [a, b] = await alternate(sideNamed('a', 30), sideNamed('b', 60), load, (roundMs) =>
-    calls.push(`wrk ${roundMs}`),
+  const [a, b] = await alternate(sideNamed('a', 30), sideNamed('b', 60), load, (roundMs, aRanFirst) =>
+    calls.push(`wrk ${roundMs} ${aRanFirst ? 'after a first' : 'after b first'}`),
   );
   assert.deepEqual(calls, [
     `a ${WARMUP_MS}`,
     `b ${WARMUP_MS}`,
-    ...Array.from({ length: 3 }, () => ['a 1000', 'b 1000', 'wrk 1000']).flat(),
+    ...['a 1000', 'b 1000', 'wrk 1000 after a first'],
+    ...['b 1000', 'a 1000', 'wrk 1000 after b first'],
+    ...['a 1000', 'b 1000', 'wrk 1000 after a first'],
   ]);
   assert.equal(a.requestsPerSecond, 30);
   assert.equal(b.requestsPerSecond, 60);
+  assert.deepEqual(a.roundRequestsPerSecond, [30, 30, 30]);
+});
+
+test('a ratio is the median of the per-round ratios, so one round on a slowed machine moves it little', () => {
+  assert.equal(median([]), 0);
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  // The third round ran while the machine slowed down, and caught the baseline slower than the service:
+  // its ratio of 0.5 is an outlier the median passes over.
+  const service = [600, 620, 200, 610, 590];
+  const baseline = [1000, 1000, 400, 1000, 1000];
+  assert.equal(medianRatio(service, baseline), 0.6);
+  // A round with no baseline figure has no ratio.
+  assert.equal(medianRatio([500, 600], [0, 1000]), 0.6);
 });
