@@ -514,14 +514,12 @@ export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
         autocannonRuns.push(await theirs());
         if (hasWrk()) wrkRuns.push(wrkRequestsPerSecond(url, spec.headers, load.connections, seconds, cpus));
       }
-      const ratios = (others: readonly number[]): number =>
-        median(benchRuns.map((value, round) => value / (others[round] as number)));
       return {
         bench: median(benchRuns),
         autocannon: median(autocannonRuns),
         wrk: wrkRuns.length > 0 ? median(wrkRuns) : undefined,
-        benchOverAutocannon: ratios(autocannonRuns),
-        benchOverWrk: wrkRuns.length > 0 ? ratios(wrkRuns) : undefined,
+        benchOverAutocannon: medianRatio(benchRuns, autocannonRuns),
+        benchOverWrk: wrkRuns.length > 0 ? medianRatio(benchRuns, wrkRuns) : undefined,
         generatorShare: Math.max(...shares),
       };
     } finally {
