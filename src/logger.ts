@@ -46,16 +46,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const writeProblem = options.writeProblem ?? write;
   const now = options.now ?? Date.now;
   const pretty = options.pretty ?? false;
-  // One Date per millisecond, not one per line: at tens of thousands of lines a second most share it.
-  let lastMs = Number.NaN;
-  let lastTime = '';
-  const timeOf = (ms: number): string => {
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastTime = new Date(ms).toISOString();
-    }
-    return lastTime;
-  };
+  const timeOf = isoTimeCache();
   const emit = (at: LogLevel, msg: string, fields: Record<string, unknown> = {}): void => {
     if (RANK[at] < RANK[level]) return;
     const time = timeOf(now());
@@ -82,7 +73,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
                 key: entry.keyId ?? '-',
                 id: entry.requestId,
               })
-          : (entry) => write(accessLine(timeOf(now()), entry)),
+          : accessLogWriter(write, () => timeOf(now())),
   };
 }
 
@@ -90,15 +81,75 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export const QUIET_LOGGER: Logger = createLogger({ level: 'silent' });
 
 /**
- * The JSON line of one answered request, the same text as JSON.stringify of `{time, level, msg, ...entry}`
- * gives, built by hand: it is written for every request, and this costs a fraction of copying the entry
- * into a new object and serialising it generically. Every string goes through JSON.stringify.
+ * `toISOString` of a time in ms, formed from the text of its second (one Date per second, not per
+ * line: at tens of thousands of lines a second most lines share a second, and formatting a Date
+ * costs several times more than the line itself). The last millisecond's text is kept too.
  */
-export function accessLine(time: string, entry: AccessEntry): string {
-  const keyId = entry.keyId === undefined ? '' : `,"keyId":${JSON.stringify(entry.keyId)}`;
-  return (
-    `{"time":"${time}","level":"info","msg":"request","requestId":${JSON.stringify(entry.requestId)},` +
-    `"method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},` +
-    `"durationMs":${entry.durationMs}${keyId}}\n`
-  );
+export function isoTimeCache(): (ms: number) => string {
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  let secondMs = Number.NaN;
+  /** The second's text without its milliseconds: "2026-11-24T18:00:05." */
+  let secondText = '';
+  return (ms) => {
+    if (ms === lastMs) return lastTime;
+    lastMs = ms;
+    const wholeMs = Math.floor(ms);
+    const milli = wholeMs % 1000;
+    // Before 1970 a Date truncates toward zero where floor rounds down, and a time that is not
+    // a finite number has no text of its own: both are rare enough to format in full.
+    if (!(wholeMs >= 0)) {
+      lastTime = new Date(ms).toISOString();
+      return lastTime;
+    }
+    if (wholeMs - milli !== secondMs) {
+      secondMs = wholeMs - milli;
+      secondText = new Date(secondMs).toISOString().slice(0, -4);
+    }
+    lastTime = `${secondText}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+    return lastTime;
+  };
+}
+
+/**
+ * A string as a JSON string literal: the same text as JSON.stringify gives. Most strings in a log
+ * line (ids, methods, paths) need no escape, and a scan of their characters costs less than the
+ * generic serialiser; anything that needs one (a quote, a backslash, a control character, half of a
+ * surrogate pair) goes to JSON.stringify.
+ */
+export function jsonString(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 /* " */ || code === 0x5c /* \ */ || (code >= 0xd800 && code <= 0xdfff))
+      return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+/**
+ * The access log: one JSON line per answered request, the same text as JSON.stringify of
+ * `{time, level, msg, ...entry}` gives, built by hand. It is written for every request, so the parts
+ * that repeat from line to line are kept: the opening up to the request id (it changes once a
+ * millisecond), and the ending from the key id on (one key sends most requests).
+ */
+export function accessLogWriter(write: (line: string) => void, time: () => string): (entry: AccessEntry) => void {
+  let openingTime: string | undefined;
+  let opening = '';
+  let endingKeyId: string | undefined | null = null;
+  let ending = '';
+  return (entry) => {
+    const now = time();
+    if (now !== openingTime) {
+      openingTime = now;
+      opening = `{"time":"${now}","level":"info","msg":"request","requestId":`;
+    }
+    if (entry.keyId !== endingKeyId) {
+      endingKeyId = entry.keyId;
+      ending = entry.keyId === undefined ? '}\n' : `,"keyId":${jsonString(entry.keyId)}}\n`;
+    }
+    write(
+      `${opening}${jsonString(entry.requestId)},"method":${jsonString(entry.method)},"path":${jsonString(entry.path)},` +
+        `"status":${entry.status},"durationMs":${entry.durationMs}${ending}`,
+    );
+  };
 }

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bufferLines } from '../../src/buffered-lines.js';
-import { accessLine, type AccessEntry } from '../../src/logger.js';
+import { accessLogWriter, type AccessEntry, isoTimeCache, jsonString } from '../../src/logger.js';
 
 test('lines written in one turn of the event loop reach the output in one write, in order', async () => {
   const chunks: string[] = [];
@@ -48,20 +48,53 @@ for (const [ending, code] of Object.entries(ENDINGS)) {
   });
 }
 
-test('the hand-built access line is the JSON of the entry, field for field', () => {
+/** Any UTF-16 code unit, lone surrogates and control characters included. */
+const ANY_UTF16_UNIT = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+
+test('a JSON string literal is formed as JSON.stringify forms it', () => {
+  for (const text of ['', 'GET', '/v1/pets/7', 'a"b', 'a\\b', '\n', '\u007f', 'é', '🐕', '\ud83d', '\udc15x'])
+    assert.equal(jsonString(text), JSON.stringify(text), JSON.stringify(text));
+  fc.assert(fc.property(fc.string({ unit: ANY_UTF16_UNIT }), (text) => jsonString(text) === JSON.stringify(text)));
+});
+
+test('the cached time text is toISOString of every time, in any order', () => {
+  const timeOf = isoTimeCache();
+  const times = [
+    0, 999, 1000, 1000.5, 1_795_645_626_000, 1_795_645_626_007.9, 1_795_645_626_999, 1_795_645_627_000, -1, -1500.5,
+  ];
+  for (const ms of [...times, ...times.reverse()]) assert.equal(timeOf(ms), new Date(ms).toISOString(), String(ms));
+  // Within the range a Date can hold (±8.64e15 ms), consecutive times near each other and far apart.
+  const ms = fc.double({ min: -8.64e15, max: 8.64e15, noNaN: true });
+  fc.assert(
+    fc.property(fc.array(fc.oneof(ms, fc.integer({ min: 1_795_645_626_000, max: 1_795_645_629_000 }))), (all) =>
+      all.every((value) => timeOf(value) === new Date(value).toISOString()),
+    ),
+  );
+});
+
+test('the hand-built access line is the JSON of the entry, field for field, whatever came before it', () => {
+  const lines: string[] = [];
+  let time = '';
+  const writeAccess = accessLogWriter(
+    (line) => lines.push(line),
+    () => time,
+  );
   const entry = fc.record({
     requestId: fc.string(),
     method: fc.string(),
-    path: fc.string({ unit: 'binary' }),
+    path: fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: ANY_UTF16_UNIT })),
     status: fc.integer({ min: 100, max: 599 }),
     durationMs: fc.double({ min: 0, max: 1e6, noNaN: true }),
-    keyId: fc.option(fc.string(), { nil: undefined }),
+    keyId: fc.option(fc.oneof(fc.constantFrom('cfg_af1abe7c', 'key_2'), fc.string()), { nil: undefined }),
   });
+  const at = fc.constantFrom('2026-11-24T18:00:00.000Z', '2026-11-24T18:00:00.001Z');
   fc.assert(
-    fc.property(entry, (value: AccessEntry) => {
-      const time = '2026-11-24T18:00:00.000Z';
-      const line = accessLine(time, value);
-      assert.equal(line, `${JSON.stringify({ time, level: 'info', msg: 'request', ...value })}\n`);
+    fc.property(fc.array(fc.tuple(at, entry), { minLength: 1, maxLength: 5 }), (sequence) => {
+      for (const [now, value] of sequence) {
+        time = now;
+        writeAccess(value as AccessEntry);
+        assert.equal(lines.at(-1), `${JSON.stringify({ time: now, level: 'info', msg: 'request', ...value })}\n`);
+      }
     }),
   );
 });
