@@ -2,6 +2,7 @@
 // HTTP, with the same input checks as the API, so validation, id assignment, durability, conflicts and
 // errors are exactly the API's (an ApiError with the error table's code) and nothing can bypass them.
 // What belongs to HTTP (keys, rate limits, headers, the getPet sunset) does not apply.
+import type { Awaitable } from '../awaitable.js';
 import { ApiError } from '../errors.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
 import { validateNewOrder, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
@@ -85,7 +86,7 @@ function checkedId(name: string, id: unknown): number {
 }
 
 /** The result of `read`, or undefined when it is `not_found`. */
-async function orMissing<T>(read: () => Promise<T>): Promise<T | undefined> {
+async function orMissing<T>(read: () => Awaitable<T>): Promise<T | undefined> {
   try {
     return await read();
   } catch (error) {

@@ -3,24 +3,22 @@
 import type { ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../errors.js';
 import { requestIdOf } from './request-id.js';
+import type { ResponseHeaders } from './response-headers.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Response headers as a plain object: lower-case names, string values. */
-export type HeaderBag = Record<string, string>;
-
 /** Sends `body` (JSON text) with `status` and `headers`; a HEAD answer carries the headers only (Node drops the body). */
-export function sendJson(res: ServerResponse, status: number, body: string, headers: HeaderBag): void {
-  headers['content-type'] = JSON_CONTENT_TYPE;
-  headers['content-length'] = String(Buffer.byteLength(body));
-  res.writeHead(status, headers);
+export function sendJson(res: ServerResponse, status: number, body: string, headers: ResponseHeaders): void {
+  headers.set('content-type', JSON_CONTENT_TYPE);
+  headers.set('content-length', String(Buffer.byteLength(body)));
+  res.writeHead(status, headers.list);
   res.end(body);
 }
 
 /** Sends an ApiError as the Error body, with its own headers (and Retry-After, when it has one) added to `headers`. */
-export function sendError(res: ServerResponse, error: ApiError, headers: HeaderBag): void {
-  if (error.headers !== undefined) Object.assign(headers, error.headers);
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+export function sendError(res: ServerResponse, error: ApiError, headers: ResponseHeaders): void {
+  if (error.headers !== undefined) headers.setAll(error.headers);
+  if (error.retryAfterSeconds !== undefined) headers.set('retry-after', String(error.retryAfterSeconds));
   sendJson(res, error.status, errorBody(error.code, error.message, error.details), headers);
 }
 

@@ -5,8 +5,6 @@ import { ApiError } from '../errors.js';
 import { countHeader } from './headers.js';
 import { type ApiKey, isWellFormedKey } from '../auth/api-key.js';
 
-const BEARER = /^bearer +(\S+)$/i;
-
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
 const INVALID_KEY_MESSAGE =
   "The API key in the Authorization header is not valid; send 'Authorization: Bearer <key>' with an active key.";
@@ -25,8 +23,7 @@ export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
       headers: { 'www-authenticate': 'Bearer realm="animal-store"' },
     });
   }
-  const match = BEARER.exec(header);
-  const token = match?.[1];
+  const token = bearerToken(header);
   const key =
     token !== undefined && isWellFormedKey(token) && countHeader(req, 'authorization') === 1
       ? keys.findByToken(token)
@@ -37,4 +34,24 @@ export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
     });
   }
   return key;
+}
+
+/** "bearer" in lower case, by character code. */
+const BEARER = [98, 101, 97, 114, 101, 114];
+const SPACE = 32;
+
+/**
+ * The token of `Bearer <token>`: the scheme in any case, one space or more, then the rest of the
+ * value (which isWellFormedKey then checks); undefined when the value does not start so. Read by
+ * character code rather than a regular expression: it runs on every request.
+ */
+export function bearerToken(header: string): string | undefined {
+  for (let index = 0; index < BEARER.length; index++) {
+    // An ASCII letter's lower case is its code with bit 0x20 set; no other character maps onto one.
+    if ((header.charCodeAt(index) | 0x20) !== BEARER[index]) return undefined;
+  }
+  let start = BEARER.length;
+  if (header.charCodeAt(start) !== SPACE) return undefined;
+  while (header.charCodeAt(start) === SPACE) start++;
+  return start < header.length ? header.slice(start) : undefined;
 }

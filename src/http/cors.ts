@@ -4,7 +4,7 @@
 // 204 before authentication, since browsers send preflights without credentials.
 import type { IncomingMessage } from 'node:http';
 import { isOrigin } from '../origin.js';
-import type { HeaderBag } from './answers.js';
+import type { ResponseHeaders } from './response-headers.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
@@ -41,22 +41,22 @@ export class CorsPolicy {
   }
 
   /** Adds the CORS headers of an answer to `req` (none when its Origin is not allowed). */
-  decorate(req: IncomingMessage, headers: HeaderBag): boolean {
+  decorate(req: IncomingMessage, headers: ResponseHeaders): boolean {
     const origin = req.headers.origin;
-    headers.vary = 'Origin';
+    headers.set('vary', 'Origin');
     if (origin === undefined || !this.#origins.has(origin)) return false;
-    headers['access-control-allow-origin'] = origin;
-    headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+    headers.set('access-control-allow-origin', origin);
+    headers.set('access-control-expose-headers', EXPOSED_HEADERS);
     return true;
   }
 
   /** Is `req` a CORS preflight from an allowed origin? Then `headers` are filled for the 204 answer. */
-  preflight(req: IncomingMessage, headers: HeaderBag): boolean {
+  preflight(req: IncomingMessage, headers: ResponseHeaders): boolean {
     if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined) return false;
     if (!this.decorate(req, headers)) return false;
-    headers['access-control-allow-methods'] = ALLOWED_METHODS;
-    headers['access-control-allow-headers'] = ALLOWED_HEADERS;
-    headers['access-control-max-age'] = String(PREFLIGHT_MAX_AGE_SECONDS);
+    headers.set('access-control-allow-methods', ALLOWED_METHODS);
+    headers.set('access-control-allow-headers', ALLOWED_HEADERS);
+    headers.set('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS));
     return true;
   }
 }

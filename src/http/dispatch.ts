@@ -5,13 +5,14 @@
 // routes (/healthz, /readyz, the OpenAPI document, the /docs page) need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../auth/api-key.js';
+import { isPending } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 import type { Decision, Limiter } from '../limits/index.js';
 import type { RequestObserver } from './request-observer.js';
 import type { AccessEntry } from '../logger.js';
-import { type HeaderBag, sendError, sendJson } from './answers.js';
+import { sendError, sendJson } from './answers.js';
 import { authenticate, type KeyLookup } from './authorization.js';
 import { announcesBody, ClientGoneError, readJsonBody, skipBody } from './body.js';
 import { clientAddress } from './client-address.js';
@@ -21,6 +22,7 @@ import type { DocsPage } from './docs-page.js';
 import { countHeader } from './headers.js';
 import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
+import { ResponseHeaders } from './response-headers.js';
 import type { Route } from './route.js';
 import type { Router } from './router.js';
 
@@ -99,12 +101,12 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const answerOperational = (
     req: IncomingMessage,
     res: ServerResponse,
-    headers: HeaderBag,
+    headers: ResponseHeaders,
     body: string,
     status = 200,
   ): void => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      headers.allow = 'GET, HEAD';
+      headers.set('allow', 'GET, HEAD');
       sendError(
         res,
         new ApiError('method_not_allowed', `Method ${req.method} is not allowed here; use GET or HEAD`),
@@ -116,11 +118,15 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   };
 
   /** /readyz: 200 while accepting and every backing server answers, else 503 saying which is not. */
-  const answerReadiness = async (req: IncomingMessage, res: ServerResponse, headers: HeaderBag): Promise<void> => {
+  const answerReadiness = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: ResponseHeaders,
+  ): Promise<void> => {
     let body = READYZ_OK;
     let status = 200;
     if (!context.isAccepting()) {
-      headers.connection = 'close';
+      headers.set('connection', 'close');
       body = HEALTHZ_STOPPING;
       status = 503;
     } else if (req.method === 'GET' || req.method === 'HEAD') {
@@ -138,7 +144,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const serveApi = async (
     req: IncomingMessage,
     res: ServerResponse,
-    headers: HeaderBag,
+    headers: ResponseHeaders,
     path: string,
     query: string,
     requestId: string,
@@ -164,9 +170,12 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       const match = router.find(req.method ?? '', path.slice(basePath.length));
       if (match.kind === 'found') operation = match.route.operationId;
       if (match.kind !== 'not_found' && match.route.deprecation !== undefined)
-        Object.assign(headers, match.route.deprecation.headers);
+        headers.setAll(match.route.deprecation.headers);
       const address = clientAddress(req, context.trustProxy);
-      const addressRefusal = await limiter.checkAddress(address);
+      // The in-memory limiter answers at once and a shared one with a promise: only a promise is
+      // awaited, so that a request the limiter decides in memory takes no turn of the microtask queue.
+      const checked = limiter.checkAddress(address);
+      const addressRefusal = isPending(checked) ? await checked : checked;
       if (addressRefusal !== undefined) {
         observe?.refused('rate_limited', false);
         throw failedAuthRefusal(addressRefusal, headers);
@@ -174,11 +183,12 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       try {
         key = authenticate(req, context.keys);
       } catch (error) {
-        addHeaders(headers, await limiter.chargeFailedAuth(address));
+        headers.setPairs((await limiter.chargeFailedAuth(address)).headers);
         throw error;
       }
-      const decision = await limiter.admitKey(key.id, key);
-      addHeaders(headers, decision);
+      const admission = limiter.admitKey(key.id, key);
+      const decision = isPending(admission) ? await admission : admission;
+      headers.setPairs(decision.headers);
       if (!decision.allowed) {
         observe?.refused(decision.code ?? 'rate_limited', decision.banStarted === true);
         throw keyRefusal(decision);
@@ -234,9 +244,10 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         body = await readJsonBody(req, context.maxBodyBytes, route.bodyMediaTypes);
       // A GET's body is ignored, headers and all; any other method's is checked.
       else if (route.method !== 'GET') await skipBody(req, context.maxBodyBytes);
-      const answer = await route.handle({ params: match.params, query, body, key, arrival });
+      const handled = route.handle({ params: match.params, query, body, key, arrival });
+      const answer = isPending(handled) ? await handled : handled;
       if (arrival !== undefined) await leave();
-      if (answer.headers !== undefined) Object.assign(headers, answer.headers);
+      if (answer.headers !== undefined) headers.setAll(answer.headers);
       sendJson(res, answer.status, answer.body, headers);
     } catch (error) {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
@@ -256,7 +267,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const answerError = (
     req: IncomingMessage,
     res: ServerResponse,
-    headers: HeaderBag,
+    headers: ResponseHeaders,
     error: unknown,
     requestId: string,
   ): void => {
@@ -275,18 +286,18 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     // A body left unread (refused before or while reading it) is not drained: the connection closes.
     // Only a body: a request without one is kept alive, even when it is answered before Node has
     // marked it complete (a synchronous 401, 404 or 429 is sent before that happens).
-    if (!req.complete && announcesBody(req)) headers.connection = 'close';
+    if (!req.complete && announcesBody(req)) headers.set('connection', 'close');
     sendError(res, apiError, headers);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const startedMs = timed ? performance.now() : 0;
     const requestId = requestIdOf(req.headers['x-request-id']);
-    const headers: HeaderBag = { 'x-request-id': requestId };
+    const headers = new ResponseHeaders(requestId);
     const url = req.url ?? '/';
     // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400.
     if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && countHeader(req, 'host') !== 1) {
-      headers.connection = 'close';
+      headers.set('connection', 'close');
       sendError(
         res,
         new ApiError('bad_request', 'An HTTP/1.1 request must carry exactly one Host header (RFC 9112 section 3.2)'),
@@ -305,7 +316,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       return;
     }
     if (cors?.preflight(req, headers)) {
-      res.writeHead(204, headers);
+      res.writeHead(204, headers.list);
       res.end();
       logAccess(req, res, requestId, '(preflight)', startedMs, undefined, 'preflight');
       return;
@@ -317,7 +328,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       operation = 'healthz';
       const accepting = context.isAccepting();
       // While stopping, the connection is closed after the 503 so that the prober connects afresh (elsewhere).
-      if (!accepting) headers.connection = 'close';
+      if (!accepting) headers.set('connection', 'close');
       answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
     } else if (path === '/readyz') {
       void answerReadiness(req, res, headers).then(() =>
@@ -370,20 +381,6 @@ function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   return value;
 }
 
-/** Lower-case forms of the limiter's few header names, made once rather than per answer. */
-const lowerCaseNames = new Map<string, string>();
-
-function addHeaders(headers: HeaderBag, decision: Decision): void {
-  for (const [name, value] of decision.headers) {
-    let lowerCase = lowerCaseNames.get(name);
-    if (lowerCase === undefined) {
-      lowerCase = name.toLowerCase();
-      lowerCaseNames.set(name, lowerCase);
-    }
-    headers[lowerCase] = value;
-  }
-}
-
 /** Requests whose `100 Continue` Node left to the dispatcher (they came through `checkContinue`). */
 const awaitingContinue = new WeakSet<IncomingMessage>();
 
@@ -407,8 +404,8 @@ function keyRefusal(decision: Decision): ApiError {
  * The 429 of an address that spent its failed-authentication budget: it says so, since the key sent
  * may be valid (every request from the address waits, so that keys cannot be guessed at speed).
  */
-function failedAuthRefusal(decision: Decision, headers: HeaderBag): ApiError {
-  addHeaders(headers, decision);
+function failedAuthRefusal(decision: Decision, headers: ResponseHeaders): ApiError {
+  headers.setPairs(decision.headers);
   const seconds = decision.retryAfterSeconds ?? 1;
   return new ApiError(
     'rate_limited',

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
-import { type HeaderBag, sendError } from './answers.js';
+import { sendError } from './answers.js';
+import type { ResponseHeaders } from './response-headers.js';
 
 /** One file of the page, ready to send. */
 interface PageFile {
@@ -40,7 +41,7 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /** Headers of every answer under /docs. */
-const SAFETY_HEADERS: HeaderBag = {
+const SAFETY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -131,10 +132,10 @@ export class DocsPage {
   }
 
   /** Answers a request for one of the page's paths (`has(path)` is true): GET and HEAD, 304 on a matching ETag, else 405. */
-  answer(req: IncomingMessage, res: ServerResponse, headers: HeaderBag, path: string): void {
+  answer(req: IncomingMessage, res: ServerResponse, headers: ResponseHeaders, path: string): void {
     const file = this.#files.get(path) as PageFile;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      headers.allow = 'GET, HEAD';
+      headers.set('allow', 'GET, HEAD');
       sendError(
         res,
         new ApiError('method_not_allowed', `Method ${req.method} is not allowed here; use GET or HEAD`),
@@ -142,15 +143,17 @@ export class DocsPage {
       );
       return;
     }
-    Object.assign(headers, SAFETY_HEADERS, { etag: file.etag, 'cache-control': file.cacheControl });
+    headers.setAll(SAFETY_HEADERS);
+    headers.set('etag', file.etag);
+    headers.set('cache-control', file.cacheControl);
     if (matchesEtag(req.headers['if-none-match'], file.etag)) {
-      res.writeHead(304, headers);
+      res.writeHead(304, headers.list);
       res.end();
       return;
     }
-    headers['content-type'] = file.contentType;
-    headers['content-length'] = String(file.body.length);
-    res.writeHead(200, headers);
+    headers.set('content-type', file.contentType);
+    headers.set('content-length', String(file.body.length));
+    res.writeHead(200, headers.list);
     res.end(req.method === 'HEAD' ? undefined : file.body);
   }
 }

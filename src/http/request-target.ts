@@ -68,12 +68,19 @@ export function parameters(query: string): Iterable<[string, string]> {
   return pairs;
 }
 
-const POSITIVE_DECIMAL = /^[1-9][0-9]*$/;
-
-/** Parses decimal digits without sign or leading zero, 1..max; anything else is undefined. */
+/**
+ * Parses decimal digits without sign or leading zero (`^[1-9][0-9]*$`), 1..max; anything else is
+ * undefined. Read digit by digit: ids are parsed on every request. Up to 2^53 the sum is exact; past
+ * it, it stays above every `max` a caller can give (at most Number.MAX_SAFE_INTEGER).
+ */
 export function parsePositiveInteger(text: string, max: number): number | undefined {
-  if (text.length > 16 || !POSITIVE_DECIMAL.test(text)) return undefined;
-  const value = Number(text);
+  if (text.length === 0 || text.length > 16) return undefined;
+  let value = 0;
+  for (let index = 0; index < text.length; index++) {
+    const digit = text.charCodeAt(index) - 48; /* "0" */
+    if (!(digit >= 0 && digit <= 9) || (digit === 0 && index === 0)) return undefined;
+    value = value * 10 + digit;
+  }
   return value <= max ? value : undefined;
 }
 

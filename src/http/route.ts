@@ -1,6 +1,7 @@
 // The shape of every route: what the dispatcher hands it once authentication, the limiter, routing and
 // body reading are done, and the answer it gives. Routes turn HTTP input into typed calls of the service
 // layer and its results into answers (status, JSON, headers); they are testable without sockets.
+import type { Awaitable } from '../awaitable.js';
 import type { ApiKey } from '../auth/api-key.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 
@@ -46,5 +47,6 @@ export interface Route {
   deprecation?: Deprecation;
   /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
   acceptsIdempotencyKey?: boolean;
-  handle(input: RouteInput): Promise<Answer>;
+  /** The answer; at once when the service has it at once (an in-memory store), so no turn of the event loop is spent. */
+  handle(input: RouteInput): Awaitable<Answer>;
 }

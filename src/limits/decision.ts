@@ -1,10 +1,10 @@
 // What one admission yields: allowed or refused (with the error code of README "Errors"), and the
-// rate-limit headers every API answer carries (README "Rate limits"), ready for `res.setHeader`.
+// rate-limit headers every API answer carries (README "Rate limits"), with lower-case names as they are sent.
 
 /** The error codes a refusal carries (README "Errors": both are 429). */
 export type RefusalCode = 'rate_limited' | 'temporarily_banned';
 
-/** One response header: name and value. */
+/** One response header: its lower-case name and its value. */
 export type Header = [name: string, value: string];
 
 /** The outcome of one admission; `headers` are ready to set on the answer (every API answer carries them). */

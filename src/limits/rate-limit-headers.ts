@@ -58,16 +58,19 @@ export function failedAuthPolicy(capacity: number, windowMs: number): string {
   return `"failed-auth";q=${capacity};w=${windowSeconds}`;
 }
 
-/** The header list of one answer; `retryAfter` (whole seconds) is given only on refusals. */
+/**
+ * The header list of one answer; `retryAfter` (whole seconds) is given only on refusals. Names are
+ * lower-case, as they go on the wire (HTTP field names are case-insensitive: RFC 9110 §5.1).
+ */
 export function rateLimitHeaders(view: HeaderView, policy: string, wallNowMs: number, retryAfter?: number): Header[] {
   const remaining = String(view.remaining);
   const headers: Header[] = [
-    ['X-RateLimit-Limit', String(view.limit)],
-    ['X-RateLimit-Remaining', remaining],
-    ['X-RateLimit-Reset', String(ceilSeconds(wallNowMs + view.resetInMs))],
-    ['RateLimit-Policy', policy],
-    ['RateLimit', `"${view.policyName}";r=${remaining};t=${ceilSeconds(view.resetInMs)}`],
+    ['x-ratelimit-limit', String(view.limit)],
+    ['x-ratelimit-remaining', remaining],
+    ['x-ratelimit-reset', String(ceilSeconds(wallNowMs + view.resetInMs))],
+    ['ratelimit-policy', policy],
+    ['ratelimit', `"${view.policyName}";r=${remaining};t=${ceilSeconds(view.resetInMs)}`],
   ];
-  if (retryAfter !== undefined) headers.push(['Retry-After', String(retryAfter)]);
+  if (retryAfter !== undefined) headers.push(['retry-after', String(retryAfter)]);
   return headers;
 }

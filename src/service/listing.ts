@@ -1,7 +1,7 @@
 // Listing in pages, the same for every collection: a page starts right after the last id of the page
 // before it (its cursor's), in ascending id order, optionally of one status; the next page's cursor is
 // issued only while more items follow; the total counts every item the filter matches.
-import type { Awaitable } from '../awaitable.js';
+import { type Awaitable, mapAwaitable } from '../awaitable.js';
 import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { Page, PageRequest } from '../store/store.js';
 import type { CursorCodec } from './cursor-codec.js';
@@ -27,20 +27,21 @@ export interface Listing<T, S extends string> {
 }
 
 /**
- * One page of `listing` ("pets", "orders": the name cursors are bound to) read with `readPage`.
- * A cursor issued for another listing or filter is `invalid_cursor`.
+ * One page of `listing` ("pets", "orders": the name cursors are bound to) read with `readPage`, at
+ * once when the store answers at once. A cursor issued for another listing or filter is `invalid_cursor`.
  */
-export async function listPage<T extends { id: number }, S extends string>(
+export function listPage<T extends { id: number }, S extends string>(
   listing: string,
   cursors: CursorCodec,
   query: ListQuery<S>,
   readPage: (request: PageRequest<S>) => Awaitable<Page<T>>,
-): Promise<Listing<T, S>> {
+): Awaitable<Listing<T, S>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const filter = query.status ?? '';
   const afterId = query.cursor === undefined ? 0 : cursors.read(query.cursor, listing, filter);
-  const page = await readPage({ status: query.status, afterId, limit });
-  const last = page.items[page.items.length - 1];
-  const next = page.more && last !== undefined ? cursors.issue(listing, filter, last.id) : undefined;
-  return { items: page.items, total: page.total, limit, status: query.status, next };
+  return mapAwaitable(readPage({ status: query.status, afterId, limit }), (page) => {
+    const last = page.items[page.items.length - 1];
+    const next = page.more && last !== undefined ? cursors.issue(listing, filter, last.id) : undefined;
+    return { items: page.items, total: page.total, limit, status: query.status, next };
+  });
 }

@@ -3,6 +3,7 @@
 // to delivered (the animal is sold) or cancelled (it is available again); nothing else moves. These are
 // the only changes of an animal's status after its creation. The rules are decided here and carried out
 // by the store atomically, on the pet and order it has locked.
+import type { Awaitable } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
@@ -57,7 +58,7 @@ export class OrderService {
   }
 
   /** One page of orders in ascending id order. */
-  list(query: ListQuery<OrderStatus>): Promise<Listing<StoredOrder, OrderStatus>> {
+  list(query: ListQuery<OrderStatus>): Awaitable<Listing<StoredOrder, OrderStatus>> {
     return listPage('orders', this.#cursors, query, (request) => this.#store.pageOrders(request));
   }
 

@@ -1,6 +1,7 @@
 // The pet operations, as the domain sees them: list a page, read one, create one. Inputs are typed and
 // already checked against their schemas (pets/validate.ts) by whoever called; results are stored pets,
 // errors are ApiErrors of the error table. Nothing here knows HTTP.
+import { type Awaitable, mapAwaitable } from '../awaitable.js';
 import { ApiError } from '../errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { NewPet, PetStatus } from '../pets/schemas.js';
@@ -25,16 +26,17 @@ export class PetService {
     this.#idempotency = idempotency;
   }
 
-  /** One page of pets in ascending id order. */
-  list(query: ListQuery<PetStatus>): Promise<Listing<StoredPet, PetStatus>> {
+  /** One page of pets in ascending id order (at once when the store answers at once, as the reads below). */
+  list(query: ListQuery<PetStatus>): Awaitable<Listing<StoredPet, PetStatus>> {
     return listPage('pets', this.#cursors, query, (request) => this.#store.pagePets(request));
   }
 
   /** The pet with `id`; `not_found` when there is none. */
-  async get(id: number): Promise<StoredPet> {
-    const pet = await this.#store.getPet(id);
-    if (pet === undefined) throw new ApiError('not_found', `No animal has id ${id}`);
-    return pet;
+  get(id: number): Awaitable<StoredPet> {
+    return mapAwaitable(this.#store.getPet(id), (pet) => {
+      if (pet === undefined) throw new ApiError('not_found', `No animal has id ${id}`);
+      return pet;
+    });
   }
 
   /** Creates a pet (its status `available` unless given), once per Idempotency-Key when `arrival` carries one. */

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { ApiError } from '../../src/errors.js';
-import { parameters, parseIdParameter, readQuery, splitTarget } from '../../src/http/request-target.js';
+import {
+  parameters,
+  parseIdParameter,
+  parsePositiveInteger,
+  readQuery,
+  splitTarget,
+} from '../../src/http/request-target.js';
 
 test('the target splits into the raw path and the raw query', () => {
   assert.deepEqual(splitTarget('/v1/pets?limit=5&x=%20'), { path: '/v1/pets', query: 'limit=5&x=%20' });
@@ -74,4 +81,21 @@ test('path ids are plain decimal digits from 1 to 2^53 − 1', () => {
       bad,
     );
   }
+});
+
+test('digits are read as the expression ^[1-9][0-9]*$ and Number read them, up to the maximum', () => {
+  const byExpression = (text: string, max: number): number | undefined =>
+    text.length <= 16 && /^[1-9][0-9]*$/.test(text) && Number(text) <= max ? Number(text) : undefined;
+  const text = fc.oneof(
+    fc.stringMatching(/^[0-9]{0,18}$/),
+    fc.string({ unit: fc.constantFrom('0', '1', '9', '-', '+', '.', 'e', ' ', '\u0660', '/', ':') }),
+    fc.bigInt({ min: 0n, max: 2n ** 60n }).map(String),
+  );
+  const max = fc.constantFrom(Number.MAX_SAFE_INTEGER, 100, 1, 2 ** 53 - 2);
+  fc.assert(
+    fc.property(text, max, (value, limit) => parsePositiveInteger(value, limit) === byExpression(value, limit)),
+    { numRuns: 5000 },
+  );
+  for (const edge of ['9007199254740991', '9007199254740992', '9007199254740993', '9999999999999999'])
+    assert.equal(parsePositiveInteger(edge, Number.MAX_SAFE_INTEGER), byExpression(edge, Number.MAX_SAFE_INTEGER));
 });

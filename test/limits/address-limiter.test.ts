@@ -26,11 +26,11 @@ test('a 401 carries the address bucket headers with the policy "failed-auth"', (
   assert.equal(first.allowed, true);
   // One token comes back every 60 / 30 = 2 s.
   assert.deepEqual(first.headers, [
-    ['X-RateLimit-Limit', '30'],
-    ['X-RateLimit-Remaining', '29'],
-    ['X-RateLimit-Reset', String(T0_S + 2)],
-    ['RateLimit-Policy', POLICY],
-    ['RateLimit', '"failed-auth";r=29;t=2'],
+    ['x-ratelimit-limit', '30'],
+    ['x-ratelimit-remaining', '29'],
+    ['x-ratelimit-reset', String(T0_S + 2)],
+    ['ratelimit-policy', POLICY],
+    ['ratelimit', '"failed-auth";r=29;t=2'],
   ]);
 });
 
@@ -42,20 +42,20 @@ test('an address gets 30 401s, then 429 rate_limited before its key is looked at
   }
   assert.equal(limiter.checkAddress('192.0.2.1'), undefined);
   const thirtieth = limiter.chargeFailedAuth('192.0.2.1');
-  assert.equal(headersOf(thirtieth)['X-RateLimit-Remaining'], '0');
-  assert.equal(headersOf(thirtieth)['X-RateLimit-Reset'], String(T0_S + 60));
+  assert.equal(headersOf(thirtieth)['x-ratelimit-remaining'], '0');
+  assert.equal(headersOf(thirtieth)['x-ratelimit-reset'], String(T0_S + 60));
 
   const refused = limiter.checkAddress('192.0.2.1');
   assert.equal(refused?.allowed, false);
   assert.equal(refused?.code, 'rate_limited');
   assert.equal(refused?.retryAfterSeconds, 2);
   assert.deepEqual(refused?.headers, [
-    ['X-RateLimit-Limit', '30'],
-    ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 60)],
-    ['RateLimit-Policy', POLICY],
-    ['RateLimit', '"failed-auth";r=0;t=60'],
-    ['Retry-After', '2'],
+    ['x-ratelimit-limit', '30'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', String(T0_S + 60)],
+    ['ratelimit-policy', POLICY],
+    ['ratelimit', '"failed-auth";r=0;t=60'],
+    ['retry-after', '2'],
   ]);
 });
 
@@ -100,7 +100,7 @@ test('the address table is bounded: past maxAddresses the least recently used ad
   assert.equal(limiter.checkAddress('b'), undefined);
   assert.equal(limiter.checkAddress('a')?.code, 'rate_limited');
   assert.equal(limiter.checkAddress('c')?.code, 'rate_limited');
-  assert.equal(headersOf(limiter.chargeFailedAuth('b'))['X-RateLimit-Remaining'], '29');
+  assert.equal(headersOf(limiter.chargeFailedAuth('b'))['x-ratelimit-remaining'], '29');
 });
 
 test('the address table never grows past its bound, whatever the number of addresses', () => {
@@ -114,8 +114,8 @@ test('the failed-auth capacity and window are configurable and appear in the pol
   const limiter = new MemoryLimiter(clock, { failedAuthCapacity: 5, failedAuthWindowMs: 10_000 });
   failTimes(limiter, 'a', 4);
   const fifth = limiter.chargeFailedAuth('a');
-  assert.equal(headersOf(fifth)['RateLimit-Policy'], '"failed-auth";q=5;w=10');
-  assert.equal(headersOf(fifth).RateLimit, '"failed-auth";r=0;t=10');
+  assert.equal(headersOf(fifth)['ratelimit-policy'], '"failed-auth";q=5;w=10');
+  assert.equal(headersOf(fifth).ratelimit, '"failed-auth";r=0;t=10');
   assertSaneHeaders(fifth);
   assert.equal(limiter.checkAddress('a')?.retryAfterSeconds, 2);
 });

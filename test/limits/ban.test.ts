@@ -39,12 +39,12 @@ test('the 31st refusal within 60 s is answered rate_limited and starts a 15-minu
   // Its Retry-After says when the next request would succeed: at the ban's end. Its other fields are
   // those of any refusal (the ban's own come "from the next request on"): the minute bucket, full in 60 s.
   assert.deepEqual(starting.headers, [
-    ['X-RateLimit-Limit', '60'],
-    ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 60)],
-    ['RateLimit-Policy', FREE_POLICY],
-    ['RateLimit', '"minute";r=0;t=60'],
-    ['Retry-After', '900'],
+    ['x-ratelimit-limit', '60'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', String(T0_S + 60)],
+    ['ratelimit-policy', FREE_POLICY],
+    ['ratelimit', '"minute";r=0;t=60'],
+    ['retry-after', '900'],
   ]);
 });
 
@@ -54,12 +54,12 @@ test('from the next request on, a banned key gets temporarily_banned with the se
   assert.equal(banned.code, 'temporarily_banned');
   assert.equal(banned.retryAfterSeconds, 900);
   assert.deepEqual(banned.headers, [
-    ['X-RateLimit-Limit', '60'],
-    ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 900)],
-    ['RateLimit-Policy', FREE_POLICY],
-    ['RateLimit', '"minute";r=0;t=900'],
-    ['Retry-After', '900'],
+    ['x-ratelimit-limit', '60'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', String(T0_S + 900)],
+    ['ratelimit-policy', FREE_POLICY],
+    ['ratelimit', '"minute";r=0;t=900'],
+    ['retry-after', '900'],
   ]);
   // The minute bucket is full again after 60 s, but the ban holds.
   clock.advance(120_000);
@@ -75,12 +75,12 @@ test('requests during a ban do not extend it, and it ends at its end', () => {
     const decision = limiter.admitKey('k', FREE);
     assert.equal(decision.code, 'temporarily_banned', `second ${second}`);
     assert.equal(decision.retryAfterSeconds, 900 - second);
-    assert.equal(headersOf(decision)['X-RateLimit-Reset'], String(T0_S + 900));
+    assert.equal(headersOf(decision)['x-ratelimit-reset'], String(T0_S + 900));
     clock.advance(1_000);
   }
   const after = limiter.admitKey('k', FREE);
   assert.equal(after.allowed, true);
-  assert.equal(headersOf(after)['X-RateLimit-Remaining'], '59');
+  assert.equal(headersOf(after)['x-ratelimit-remaining'], '59');
 });
 
 test('the last second of a ban rounds up to Retry-After: 1', () => {
@@ -191,7 +191,7 @@ test("a ban that starts while the day bucket is empty: the starting refusal wait
   assert.equal(starting.code, 'rate_limited');
   // One day token comes back every 43,200 s: long after the 900 s ban.
   assert.equal(starting.retryAfterSeconds, 43_200);
-  assert.equal(headersOf(starting).RateLimit, '"day";r=0;t=86400');
+  assert.equal(headersOf(starting).ratelimit, '"day";r=0;t=86400');
   const banned = limiter.admitKey('k', limits);
   assert.equal(banned.code, 'temporarily_banned');
   assert.equal(banned.retryAfterSeconds, 900, 'during the ban: its seconds left');

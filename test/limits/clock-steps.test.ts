@@ -23,7 +23,7 @@ test('a wall clock stepped back an hour creates no token and no negative or NaN 
   assert.equal(refused.code, 'rate_limited');
   assert.equal(refused.retryAfterSeconds, 1);
   assertSaneHeaders(refused);
-  assert.equal(headersOf(refused)['X-RateLimit-Reset'], String(T0_S - 3_600 + 60));
+  assert.equal(headersOf(refused)['x-ratelimit-reset'], String(T0_S - 3_600 + 60));
   clock.advance(1_000);
   assert.equal(limiter.admitKey('k', FREE).allowed, true);
   assert.equal(limiter.admitKey('k', FREE).allowed, false);
@@ -37,7 +37,7 @@ test('a wall clock stepped forward a day creates no token: the minute and day bu
   const refused = limiter.admitKey('k', FREE);
   assert.equal(refused.code, 'rate_limited');
   assertSaneHeaders(refused);
-  assert.equal(headersOf(refused)['X-RateLimit-Reset'], String(T0_S + 86_400 + 60));
+  assert.equal(headersOf(refused)['x-ratelimit-reset'], String(T0_S + 86_400 + 60));
   const saved = limiter.exportState().days.find((d) => d.key === 'k');
   assert.equal(saved?.tokens, 940);
 });

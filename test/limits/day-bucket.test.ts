@@ -19,20 +19,20 @@ test('an enterprise key with 100/min and 5/day gets its 6th request refused by t
   );
   // One day token comes back every 86,400 / 5 = 17,280 s.
   assert.deepEqual(decisions[0]?.headers, [
-    ['X-RateLimit-Limit', '5'],
-    ['X-RateLimit-Remaining', '4'],
-    ['X-RateLimit-Reset', String(T0_S + 17_280)],
-    ['RateLimit-Policy', SMALL_DAY_POLICY],
-    ['RateLimit', '"day";r=4;t=17280'],
+    ['x-ratelimit-limit', '5'],
+    ['x-ratelimit-remaining', '4'],
+    ['x-ratelimit-reset', String(T0_S + 17_280)],
+    ['ratelimit-policy', SMALL_DAY_POLICY],
+    ['ratelimit', '"day";r=4;t=17280'],
   ]);
   assert.equal(decisions[5]?.code, 'rate_limited');
   assert.deepEqual(decisions[5]?.headers, [
-    ['X-RateLimit-Limit', '5'],
-    ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 86_400)],
-    ['RateLimit-Policy', SMALL_DAY_POLICY],
-    ['RateLimit', '"day";r=0;t=86400'],
-    ['Retry-After', '17280'],
+    ['x-ratelimit-limit', '5'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', String(T0_S + 86_400)],
+    ['ratelimit-policy', SMALL_DAY_POLICY],
+    ['ratelimit', '"day";r=0;t=86400'],
+    ['retry-after', '17280'],
   ]);
 });
 
@@ -55,21 +55,21 @@ test('the headers switch from the minute to the day bucket once the day bucket h
   const limits = { perMinute: 10, perDay: 12 };
   const decisions = burst(limiter, 'e', limits, 10);
   // After n requests: minute 10 - n, day 12 - n; the minute bucket has fewer.
-  assert.equal(headersOf(decisions[0]!).RateLimit, '"minute";r=9;t=6');
-  assert.equal(headersOf(decisions[9]!).RateLimit, '"minute";r=0;t=60');
+  assert.equal(headersOf(decisions[0]!).ratelimit, '"minute";r=9;t=6');
+  assert.equal(headersOf(decisions[9]!).ratelimit, '"minute";r=0;t=60');
   // A minute later the minute bucket is full (10) and the day bucket barely refilled (2.008).
   clock.advance(60_000);
   const next = limiter.admitKey('e', limits);
-  assert.equal(headersOf(next)['X-RateLimit-Limit'], '12');
-  assert.equal(headersOf(next)['X-RateLimit-Remaining'], '1');
-  assert.match(headersOf(next).RateLimit ?? '', /^"day";r=1;t=/);
+  assert.equal(headersOf(next)['x-ratelimit-limit'], '12');
+  assert.equal(headersOf(next)['x-ratelimit-remaining'], '1');
+  assert.match(headersOf(next).ratelimit ?? '', /^"day";r=1;t=/);
 });
 
 test('with exactly equal tokens left the headers show the bucket that is full again later', () => {
   const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const [first] = burst(limiter, 'e', { perMinute: 5, perDay: 5 }, 1);
-  assert.equal(headersOf(first!).RateLimit, '"day";r=4;t=17280');
-  assert.equal(headersOf(first!)['X-RateLimit-Limit'], '5');
+  assert.equal(headersOf(first!).ratelimit, '"day";r=4;t=17280');
+  assert.equal(headersOf(first!)['x-ratelimit-limit'], '5');
 });
 
 test('fewer tokens left is compared with fractions: 4.0 minute tokens against 4.005 day tokens shows the minute bucket', () => {
@@ -79,9 +79,9 @@ test('fewer tokens left is compared with fractions: 4.0 minute tokens against 4.
   burst(limiter, 'e', limits, 10);
   clock.advance(30_000); // the minute bucket gets 5 tokens back, the day bucket 5 / 86,400 × 30 × 15 ≈ 0.005
   const next = limiter.admitKey('e', limits);
-  assert.equal(headersOf(next)['X-RateLimit-Limit'], '10');
-  assert.equal(headersOf(next)['X-RateLimit-Remaining'], '4');
-  assert.equal(headersOf(next).RateLimit, '"minute";r=4;t=36');
+  assert.equal(headersOf(next)['x-ratelimit-limit'], '10');
+  assert.equal(headersOf(next)['x-ratelimit-remaining'], '4');
+  assert.equal(headersOf(next).ratelimit, '"minute";r=4;t=36');
 });
 
 test('a free key sending one request per second is refused by its day bucket after about 1,011 requests', () => {
@@ -93,8 +93,8 @@ test('a free key sending one request per second is refused by its day bucket aft
     if (!decision.allowed) {
       const headers = headersOf(decision);
       assert.equal(decision.code, 'rate_limited');
-      assert.equal(headers['X-RateLimit-Limit'], '1000');
-      assert.match(headers.RateLimit ?? '', /^"day";r=0;t=/);
+      assert.equal(headers['x-ratelimit-limit'], '1000');
+      assert.match(headers.ratelimit ?? '', /^"day";r=0;t=/);
       // A day token comes back every 86.4 s, so the wait is at most 87 s.
       assert.ok(
         decision.retryAfterSeconds !== undefined && decision.retryAfterSeconds >= 1 && decision.retryAfterSeconds <= 87,
@@ -116,7 +116,7 @@ test('a refusal by the minute bucket has Retry-After no later than X-RateLimit-R
     const decision = limiter.admitKey('k', limits);
     if (!decision.allowed) {
       const headers = headersOf(decision);
-      const resetInSeconds = Number(headers['X-RateLimit-Reset']) - Math.floor(clock.now() / 1000);
+      const resetInSeconds = Number(headers['x-ratelimit-reset']) - Math.floor(clock.now() / 1000);
       assert.ok((decision.retryAfterSeconds ?? 0) <= resetInSeconds, `step ${step}: ${JSON.stringify(headers)}`);
     }
     clock.advance(7_919);
@@ -139,7 +139,7 @@ test('a refund gives one token back to both buckets, never beyond capacity, and 
   fresh.refundKey('full', SMALL_DAY);
   fresh.refundKey('full', SMALL_DAY);
   assert.equal(
-    headersOf(fresh.admitKey('full', SMALL_DAY))['X-RateLimit-Remaining'],
+    headersOf(fresh.admitKey('full', SMALL_DAY))['x-ratelimit-remaining'],
     '4',
     'capped at the capacity of 5',
   );

@@ -23,10 +23,10 @@ export function burst(limiter: MemoryLimiter, keyId: string, limits: Limits, cou
 /** Asserts the numeric header fields are whole, non-negative numbers (no NaN, no negative). */
 export function assertSaneHeaders(decision: Decision): void {
   const headers = headersOf(decision);
-  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']) {
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) {
     const value = headers[name];
     if (value === undefined) continue;
     assert.match(value, /^(0|[1-9][0-9]*)$/, `${name}: ${value}`);
   }
-  assert.match(headers.RateLimit ?? '', /^"(minute|day|failed-auth)";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$/);
+  assert.match(headers.ratelimit ?? '', /^"(minute|day|failed-auth)";r=(0|[1-9][0-9]*);t=(0|[1-9][0-9]*)$/);
 }

@@ -49,8 +49,8 @@ test("a restart restores a key's day bucket, so it does not get a fresh daily qu
   burst(before, 'e', SMALL_DAY, 40);
   const { limiter } = restart(before.exportState(), T0_MS + 5_000);
   const next = limiter.admitKey('e', SMALL_DAY);
-  assert.equal(headersOf(next)['X-RateLimit-Remaining'], '9');
-  assert.equal(headersOf(next).RateLimit, '"day";r=9;t=70848');
+  assert.equal(headersOf(next)['x-ratelimit-remaining'], '9');
+  assert.equal(headersOf(next).ratelimit, '"day";r=9;t=70848');
 });
 
 test('a restart after downtime refills the day bucket for the time the service was down', () => {
@@ -59,7 +59,7 @@ test('a restart after downtime refills the day bucket for the time the service w
   burst(before, 'e', SMALL_DAY, 40);
   const saved = before.exportState();
   const { limiter } = restart(saved, T0_MS + 5 * 1_728_000); // down 8,640 s: 5 tokens back
-  assert.equal(headersOf(limiter.admitKey('e', SMALL_DAY))['X-RateLimit-Remaining'], '14');
+  assert.equal(headersOf(limiter.admitKey('e', SMALL_DAY))['x-ratelimit-remaining'], '14');
 });
 
 test('a restart never refills beyond capacity, and drops state a day old or more', () => {
@@ -68,10 +68,10 @@ test('a restart never refills beyond capacity, and drops state a day old or more
   burst(before, 'e', SMALL_DAY, 50);
   const saved = before.exportState();
   const almostADay = restart(saved, T0_MS + 86_400_000 - 1_728_000);
-  assert.equal(headersOf(almostADay.limiter.admitKey('e', SMALL_DAY))['X-RateLimit-Remaining'], '48');
+  assert.equal(headersOf(almostADay.limiter.admitKey('e', SMALL_DAY))['x-ratelimit-remaining'], '48');
   const aDay = restart(saved, T0_MS + 86_400_000);
   assert.equal(aDay.limiter.sizes.keys, 0);
-  assert.equal(headersOf(aDay.limiter.admitKey('e', SMALL_DAY))['X-RateLimit-Remaining'], '49');
+  assert.equal(headersOf(aDay.limiter.admitKey('e', SMALL_DAY))['x-ratelimit-remaining'], '49');
 });
 
 test('a restart with the wall clock behind the save refills nothing and destroys nothing', () => {
@@ -79,7 +79,7 @@ test('a restart with the wall clock behind the save refills nothing and destroys
   const before = new MemoryLimiter(clock);
   burst(before, 'e', SMALL_DAY, 40);
   const { limiter } = restart(before.exportState(), T0_MS - 3_600_000);
-  assert.equal(headersOf(limiter.admitKey('e', SMALL_DAY))['X-RateLimit-Remaining'], '9');
+  assert.equal(headersOf(limiter.admitKey('e', SMALL_DAY))['x-ratelimit-remaining'], '9');
 });
 
 test('a ban survives a restart and ends at its wall-clock end', () => {
@@ -94,7 +94,7 @@ test('a ban survives a restart and ends at its wall-clock end', () => {
   const banned = limiter.admitKey('k', FREE);
   assert.equal(banned.code, 'temporarily_banned');
   assert.equal(banned.retryAfterSeconds, 500);
-  assert.equal(headersOf(banned)['X-RateLimit-Reset'], String(T0_S + 900));
+  assert.equal(headersOf(banned)['x-ratelimit-reset'], String(T0_S + 900));
   after.advance(500_000);
   assert.equal(limiter.admitKey('k', FREE).allowed, true);
 });
@@ -171,7 +171,7 @@ test('malformed entries are dropped one by one, and the good ones are kept', () 
   });
   assert.equal(limiter.sizes.keys, 2);
   const limits = { perMinute: 100, perDay: 5 };
-  assert.equal(headersOf(limiter.admitKey('good', limits))['X-RateLimit-Remaining'], '0');
+  assert.equal(headersOf(limiter.admitKey('good', limits))['x-ratelimit-remaining'], '0');
   assert.equal(limiter.admitKey('ban', limits).code, 'temporarily_banned');
   assert.equal(limiter.admitKey('nan', limits).allowed, true);
 });
@@ -185,6 +185,6 @@ test("a restored day bucket adopts the key's current limits: a smaller plan clam
   };
   const { limiter } = restart(saved, T0_MS);
   const decision = limiter.admitKey('k', { perMinute: 10, perDay: 20 });
-  assert.equal(headersOf(decision)['X-RateLimit-Limit'], '10');
+  assert.equal(headersOf(decision)['x-ratelimit-limit'], '10');
   assert.equal(limiter.exportState().days[0]?.tokens, 19);
 });

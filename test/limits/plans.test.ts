@@ -37,26 +37,26 @@ test('a free key sees the exact headers on its 1st, 60th and 61st request', () =
   const limiter = new MemoryLimiter(new ManualClock(T0_MS));
   const decisions = burst(limiter, 'k', FREE, 61);
   assert.deepEqual(decisions[0]?.headers, [
-    ['X-RateLimit-Limit', '60'],
-    ['X-RateLimit-Remaining', '59'],
-    ['X-RateLimit-Reset', String(T0_S + 1)],
-    ['RateLimit-Policy', FREE_POLICY],
-    ['RateLimit', '"minute";r=59;t=1'],
+    ['x-ratelimit-limit', '60'],
+    ['x-ratelimit-remaining', '59'],
+    ['x-ratelimit-reset', String(T0_S + 1)],
+    ['ratelimit-policy', FREE_POLICY],
+    ['ratelimit', '"minute";r=59;t=1'],
   ]);
   assert.deepEqual(headersOf(decisions[59]!), {
-    'X-RateLimit-Limit': '60',
-    'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Reset': String(T0_S + 60),
-    'RateLimit-Policy': FREE_POLICY,
-    RateLimit: '"minute";r=0;t=60',
+    'x-ratelimit-limit': '60',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': String(T0_S + 60),
+    'ratelimit-policy': FREE_POLICY,
+    ratelimit: '"minute";r=0;t=60',
   });
   assert.deepEqual(decisions[60]?.headers, [
-    ['X-RateLimit-Limit', '60'],
-    ['X-RateLimit-Remaining', '0'],
-    ['X-RateLimit-Reset', String(T0_S + 60)],
-    ['RateLimit-Policy', FREE_POLICY],
-    ['RateLimit', '"minute";r=0;t=60'],
-    ['Retry-After', '1'],
+    ['x-ratelimit-limit', '60'],
+    ['x-ratelimit-remaining', '0'],
+    ['x-ratelimit-reset', String(T0_S + 60)],
+    ['ratelimit-policy', FREE_POLICY],
+    ['ratelimit', '"minute";r=0;t=60'],
+    ['retry-after', '1'],
   ]);
 });
 
@@ -71,16 +71,16 @@ for (const plan of ['free', 'pro', 'business'] as const) {
       limits.perMinute,
     );
     const last = decisions[limits.perMinute - 1]!;
-    assert.equal(headersOf(last)['X-RateLimit-Remaining'], '0');
+    assert.equal(headersOf(last)['x-ratelimit-remaining'], '0');
     assert.equal(
-      headersOf(last)['RateLimit-Policy'],
+      headersOf(last)['ratelimit-policy'],
       `"minute";q=${limits.perMinute};w=60, "day";q=${limits.perDay};w=86400`,
     );
     const refused = decisions[limits.perMinute]!;
     assert.equal(refused.code, 'rate_limited');
-    assert.equal(headersOf(refused)['Retry-After'], '1');
-    assert.equal(headersOf(refused)['X-RateLimit-Limit'], String(limits.perMinute));
-    assert.equal(headersOf(refused)['X-RateLimit-Reset'], String(T0_S + 60));
+    assert.equal(headersOf(refused)['retry-after'], '1');
+    assert.equal(headersOf(refused)['x-ratelimit-limit'], String(limits.perMinute));
+    assert.equal(headersOf(refused)['x-ratelimit-reset'], String(T0_S + 60));
 
     // One token comes back every 60 / perMinute seconds (a rounded-up Retry-After of 1 s covers it).
     clock.advance(60_000 / limits.perMinute);
@@ -99,7 +99,7 @@ test('a free key refills one request per second: after 10 s exactly 10 more are 
     decisions.findIndex((d) => !d.allowed),
     10,
   );
-  assert.deepEqual(headersOf(decisions[0]!).RateLimit, '"minute";r=9;t=51');
+  assert.deepEqual(headersOf(decisions[0]!).ratelimit, '"minute";r=9;t=51');
 });
 
 test('a free key is full again 60 s after its burst', () => {
@@ -112,7 +112,7 @@ test('a free key is full again 60 s after its burst', () => {
     decisions.findIndex((d) => !d.allowed),
     60,
   );
-  assert.equal(headersOf(decisions[0]!)['X-RateLimit-Remaining'], '59');
+  assert.equal(headersOf(decisions[0]!)['x-ratelimit-remaining'], '59');
 });
 
 test('a free key sending one request per second, its refill rate, is never refused by the minute bucket', () => {
@@ -121,7 +121,7 @@ test('a free key sending one request per second, its refill rate, is never refus
   for (let i = 0; i < 600; i += 1) {
     const decision = limiter.admitKey('k', FREE);
     assert.equal(decision.allowed, true, `request ${i + 1}`);
-    assert.equal(headersOf(decision)['X-RateLimit-Remaining'], '59');
+    assert.equal(headersOf(decision)['x-ratelimit-remaining'], '59');
     clock.advance(1_000);
   }
 });
@@ -155,7 +155,7 @@ test('a forgotten key starts full again', () => {
   burst(limiter, 'a', FREE, 61);
   limiter.forgetKey('a');
   assert.equal(limiter.sizes.keys, 0);
-  assert.equal(headersOf(limiter.admitKey('a', FREE))['X-RateLimit-Remaining'], '59');
+  assert.equal(headersOf(limiter.admitKey('a', FREE))['x-ratelimit-remaining'], '59');
 });
 
 test('limits that are not whole numbers of at least 1 are a programmer error', () => {

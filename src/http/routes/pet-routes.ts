@@ -1,4 +1,5 @@
 // The pet routes: listPets, createPet and getPet (deprecated), between HTTP and the pet service.
+import { mapAwaitable } from '../../awaitable.js';
 import { validateNewPet, validatePetListQuery } from '../../pets/validate.js';
 import type { Service } from '../../service/service.js';
 import { listAnswer } from '../list-answer.js';
@@ -24,8 +25,10 @@ export function petRoutes(service: Service, options: PetRoutesOptions): Route[] 
       method: 'GET',
       path: '/pets',
       operationId: 'listPets',
-      handle: async (input) =>
-        listAnswer(await service.pets.list(parseListQuery(input.query, validatePetListQuery)), listPath),
+      handle: (input) =>
+        mapAwaitable(service.pets.list(parseListQuery(input.query, validatePetListQuery)), (listing) =>
+          listAnswer(listing, listPath),
+        ),
     },
     {
       method: 'POST',
@@ -41,10 +44,11 @@ export function petRoutes(service: Service, options: PetRoutesOptions): Route[] 
       path: '/pets/{petId}',
       operationId: 'getPet',
       deprecation: options.getPetDeprecation,
-      handle: async (input) => ({
-        status: 200,
-        body: (await service.pets.get(parseIdParameter('petId', input.params.petId ?? ''))).json,
-      }),
+      handle: (input) =>
+        mapAwaitable(service.pets.get(parseIdParameter('petId', input.params.petId ?? '')), (pet) => ({
+          status: 200,
+          body: pet.json,
+        })),
     },
   ];
 }

@@ -1,0 +1,56 @@
+// The header fields of one answer, kept as the flat list `[name, value, name, value, …]` that
+// node:http's `writeHead` takes as it is. Names are lower-case, so setting a field twice replaces the
+// first value, as a property of an object would.
+//
+// Why a list and not an object: an answer carries a dozen fields, added by several parts of the
+// request path (the limiter, the route, CORS). On an object each addition is a property store whose
+// shape differs from answer to answer, and `writeHead` walks an object's own properties one by one;
+// a scan of a dozen names and a push cost less, and `writeHead` reads a list by index.
+
+/** The header fields of one answer. */
+export class ResponseHeaders {
+  /** name, value, name, value, …; names lower-case. */
+  readonly #fields: string[];
+
+  /** Headers of an answer to the request `requestId` (every answer carries X-Request-Id). */
+  constructor(requestId: string) {
+    this.#fields = ['x-request-id', requestId];
+  }
+
+  /** Sets the field `name` (lower-case), replacing its value if it is set already. */
+  set(name: string, value: string): void {
+    const fields = this.#fields;
+    for (let index = 0; index < fields.length; index += 2) {
+      if (fields[index] === name) {
+        fields[index + 1] = value;
+        return;
+      }
+    }
+    fields.push(name, value);
+  }
+
+  /** Sets every field of `record` (lower-case names). */
+  setAll(record: Readonly<Record<string, string>>): void {
+    for (const name in record) this.set(name, record[name] as string);
+  }
+
+  /** Sets every field of a list of `[name, value]` pairs (lower-case names). */
+  setPairs(pairs: readonly (readonly [string, string])[]): void {
+    for (let index = 0; index < pairs.length; index++) {
+      const pair = pairs[index] as readonly [string, string];
+      this.set(pair[0], pair[1]);
+    }
+  }
+
+  /** The value of the field `name`, if it is set. */
+  get(name: string): string | undefined {
+    const fields = this.#fields;
+    for (let index = 0; index < fields.length; index += 2) if (fields[index] === name) return fields[index + 1];
+    return undefined;
+  }
+
+  /** The flat list for `res.writeHead(status, list)`; not to be changed but through `set`. */
+  get list(): string[] {
+    return this.#fields;
+  }
+}
