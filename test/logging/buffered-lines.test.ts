@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bufferLines } from '../../src/buffered-lines.js';
-import { accessLogWriter, type AccessEntry, isoTimeCache, jsonString } from '../../src/logger.js';
+import { accessLogWriter, type AccessEntry, isoTimeCache, jsonString, millisecondsText } from '../../src/logger.js';
 
 test('lines written in one turn of the event loop reach the output in one write, in order', async () => {
   const chunks: string[] = [];
@@ -96,5 +96,34 @@ test('the hand-built access line is the JSON of the entry, field for field, what
         assert.equal(lines.at(-1), `${JSON.stringify({ time: now, level: 'info', msg: 'request', ...value })}\n`);
       }
     }),
+  );
+});
+
+test('a duration is written as String writes it, from whole microseconds or not', () => {
+  for (const ms of [
+    0,
+    0.001,
+    0.009,
+    0.01,
+    0.1,
+    0.5,
+    1,
+    1.5,
+    12.345,
+    999.999,
+    1000,
+    0.123,
+    7.05,
+    -0,
+    1e9,
+    1e12 + 0.5,
+    0.0005,
+    NaN,
+  ])
+    assert.equal(millisecondsText(ms), String(ms), String(ms));
+  const rounded = fc.integer({ min: 0, max: 1e12 }).map((micros) => Math.round((micros / 1000) * 1000) / 1000);
+  fc.assert(
+    fc.property(fc.oneof(rounded, fc.double({ noNaN: true })), (ms) => millisecondsText(ms) === String(ms)),
+    { numRuns: 20000 },
   );
 });
