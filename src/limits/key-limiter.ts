@@ -84,7 +84,12 @@ export class KeyLimiter {
 
     if (state.banEndMs > nowMs) {
       return keyDecision(
-        { outcome: 'banned', ...levelsOf(minute, day, limits), banLeftMs: state.banEndMs - nowMs },
+        {
+          outcome: 'banned',
+          minute: levelOf(minute, limits.perMinute, MINUTE_MS),
+          day: levelOf(day, limits.perDay, DAY_MS),
+          banLeftMs: state.banEndMs - nowMs,
+        },
         limits,
         policy,
         wallMs,
@@ -99,7 +104,16 @@ export class KeyLimiter {
     if (hasToken(minute) && hasToken(day)) {
       takeToken(minute);
       takeToken(day);
-      return keyDecision({ outcome: 'admitted', ...levelsOf(minute, day, limits) }, limits, policy, wallMs);
+      return keyDecision(
+        {
+          outcome: 'admitted',
+          minute: levelOf(minute, limits.perMinute, MINUTE_MS),
+          day: levelOf(day, limits.perDay, DAY_MS),
+        },
+        limits,
+        policy,
+        wallMs,
+      );
     }
 
     // The next request succeeds once both buckets hold a whole token.
@@ -114,7 +128,13 @@ export class KeyLimiter {
       waitMs = Math.max(waitMs, this.#options.banMs);
     }
     return keyDecision(
-      { outcome: 'refused', ...levelsOf(minute, day, limits), waitMs, ...(banStarted && { banStarted }) },
+      {
+        outcome: 'refused',
+        minute: levelOf(minute, limits.perMinute, MINUTE_MS),
+        day: levelOf(day, limits.perDay, DAY_MS),
+        waitMs,
+        ...(banStarted && { banStarted }),
+      },
       limits,
       policy,
       wallMs,
@@ -219,10 +239,7 @@ function policyOf(state: KeyState, limits: Limits): string {
   return state.policy;
 }
 
-/** Both buckets as the headers need them, after the refill and any token taken. */
-function levelsOf(minute: TokenBucket, day: TokenBucket, limits: Limits): { minute: BucketLevel; day: BucketLevel } {
-  return {
-    minute: { tokens: minute.tokens, msUntilFull: msUntilFull(minute, limits.perMinute, MINUTE_MS) },
-    day: { tokens: day.tokens, msUntilFull: msUntilFull(day, limits.perDay, DAY_MS) },
-  };
+/** A bucket as the headers need it, after the refill and any token taken. */
+function levelOf(bucket: TokenBucket, capacity: number, refillMs: number): BucketLevel {
+  return { tokens: bucket.tokens, msUntilFull: msUntilFull(bucket, capacity, refillMs) };
 }

@@ -3,10 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { PLAN_LIMITS } from '../../src/limits/index.js';
 import {
   ceilSeconds,
   failedAuthPolicy,
+  integerText,
   keyPolicy,
   rateLimitHeaders,
   retryAfterSeconds,
@@ -43,4 +45,25 @@ test('X-RateLimit-Reset is a Unix time in seconds, rounded up', () => {
   assert.equal(headers['x-ratelimit-reset'], '1000001');
   assert.equal(headers.ratelimit, '"minute";r=3;t=1');
   assert.equal(headers['retry-after'], undefined);
+});
+
+test('a whole number is written as String writes it, small or large', () => {
+  for (const n of [
+    0,
+    1,
+    2 ** 31 - 1,
+    2 ** 31,
+    999_999_999_999,
+    1e12,
+    1_000_000_000_007,
+    Number.MAX_SAFE_INTEGER,
+    2 ** 53,
+    1e21,
+    0.5,
+  ])
+    assert.equal(integerText(n), String(n), String(n));
+  fc.assert(
+    fc.property(fc.maxSafeNat(), (n) => integerText(n) === String(n)),
+    { numRuns: 20000 },
+  );
 });
