@@ -81,9 +81,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 export const QUIET_LOGGER: Logger = createLogger({ level: 'silent' });
 
 /**
- * `toISOString` of a time in ms, formed from the text of its second (one Date per second, not per
- * line: at tens of thousands of lines a second most lines share a second, and formatting a Date
- * costs several times more than the line itself). The last millisecond's text is kept too.
+ * `toISOString` of a time in ms, formed from the text of its second: one Date is formatted per
+ * second rather than per millisecond, since at tens of thousands of lines a second most lines share
+ * a second. The last millisecond's text is kept too.
  */
 export function isoTimeCache(): (ms: number) => string {
   let lastMs = Number.NaN;

@@ -42,13 +42,6 @@ export class ResponseHeaders {
     }
   }
 
-  /** The value of the field `name`, if it is set. */
-  get(name: string): string | undefined {
-    const fields = this.#fields;
-    for (let index = 0; index < fields.length; index += 2) if (fields[index] === name) return fields[index + 1];
-    return undefined;
-  }
-
   /** The flat list for `res.writeHead(status, list)`; not to be changed but through `set`. */
   get list(): string[] {
     return this.#fields;
