@@ -47,6 +47,6 @@ export interface Route {
   deprecation?: Deprecation;
   /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
   acceptsIdempotencyKey?: boolean;
-  /** The answer; at once when the service has it at once (an in-memory store), so no turn of the event loop is spent. */
+  /** The answer; at once when the service has it at once (an in-memory store), so no turn of the microtask queue is spent. */
   handle(input: RouteInput): Awaitable<Answer>;
 }
