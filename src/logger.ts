@@ -154,9 +154,6 @@ export function accessLogWriter(write: (line: string) => void, time: () => strin
   };
 }
 
-/** Zeros that pad a fraction of thousandths: PADDING[n] is n zeros. */
-const PADDING = ['', '0', '00'];
-
 /**
  * The JSON text of a duration in ms, `String(ms)`, formed from whole microseconds when it has at most
  * three decimals (as the access log rounds it): integers format several times faster than a
@@ -174,7 +171,6 @@ export function millisecondsText(ms: number): string {
     fraction /= 10;
     places--;
   }
-  // fraction has `places` digits once its leading zeros are added back.
-  const digits = fraction < 10 ? 1 : fraction < 100 ? 2 : 3;
-  return `${whole}.${PADDING[places - digits]}${fraction}`;
+  // The fraction has `places` digits once its leading zeros are added back.
+  return `${whole}.${String(fraction).padStart(places, '0')}`;
 }

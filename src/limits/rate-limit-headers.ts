@@ -75,8 +75,6 @@ export function rateLimitHeaders(view: HeaderView, policy: string, wallNowMs: nu
   return headers;
 }
 
-/** Zeros that pad the low nine digits of a large integer: PADDING[n] is n zeros. */
-const PADDING = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000'];
 /** Below this, V8 formats an integer as a small integer, several times faster than a larger one. */
 const SMALL_INTEGER_LIMIT = 2 ** 31;
 
@@ -88,6 +86,5 @@ const SMALL_INTEGER_LIMIT = 2 ** 31;
 export function integerText(n: number): string {
   if (n < SMALL_INTEGER_LIMIT || !Number.isSafeInteger(n)) return String(n);
   const high = Math.floor(n / 1e9);
-  const low = String(n - high * 1e9);
-  return `${high}${PADDING[9 - low.length]}${low}`;
+  return `${high}${String(n - high * 1e9).padStart(9, '0')}`;
 }
