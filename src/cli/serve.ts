@@ -183,9 +183,6 @@ export async function runServe(
         `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
   // The directory in full, so the line says where the data is whatever the working directory was.
   const listening = `animal-store listening on ${apiUrl} (data in ${whereDataLives(app.settings)})\n${firstKeyNote}`;
-  // A worker's primary prints the line once every worker listens.
-  if (cluster.isWorker) process.send?.({ animalStore: 'listening', text: listening } satisfies ListeningMessage);
-  else print(listening);
   const who = cluster.isWorker ? `animal-store worker pid ${process.pid}` : 'animal-store';
   let stopping = false;
   const stop = (): void => {
@@ -216,6 +213,11 @@ export async function runServe(
         ),
     );
   });
+  // Said only once the signal handlers are in place: a signal sent the moment the line is read (a
+  // supervisor, a test, a quick Ctrl-C) would otherwise meet the default action and kill the process
+  // without a graceful stop. A worker's primary prints the line once every worker listens.
+  if (cluster.isWorker) process.send?.({ animalStore: 'listening', text: listening } satisfies ListeningMessage);
+  else print(listening);
 }
 
 /** Where the data is, for the listening line: the database (never its password), the directory in full, or memory. */
