@@ -1,6 +1,8 @@
 // A small router over raw paths: static segments and `{param}` segments, matched exactly and
 // case-sensitively, before any percent-decoding (README "How the API behaves"). `find` is pure; dispatch.ts
 // does the I/O. Routes are few, so a segment tree with a static-first lookup is all the speed needed.
+// A node has a handful of static children at most, so `find` compares them in place, in the path,
+// rather than cutting each segment out and hashing it for a map: it runs on every request.
 
 /** What `find` answers: the route and its raw parameters, or why there is none. */
 export type RouteMatch<R> =
@@ -9,15 +11,29 @@ export type RouteMatch<R> =
   | { kind: 'not_found' };
 
 interface Node<R> {
-  statics: Map<string, Node<R>>;
+  statics: StaticChild<R>[];
   param: { name: string; node: Node<R> } | undefined;
   methods: Map<string, R>;
   /** The `Allow` header value for this path, computed when routes are added. */
   allow: string;
 }
 
+interface StaticChild<R> {
+  segment: string;
+  node: Node<R>;
+}
+
 function createNode<R>(): Node<R> {
-  return { statics: new Map(), param: undefined, methods: new Map(), allow: '' };
+  return { statics: [], param: undefined, methods: new Map(), allow: '' };
+}
+
+/** The static child of `node` named by `path` from `start` to `end`, if there is one. */
+function staticChild<R>(node: Node<R>, path: string, start: number, end: number): Node<R> | undefined {
+  const length = end - start;
+  for (const child of node.statics) {
+    if (child.segment.length === length && path.startsWith(child.segment, start)) return child.node;
+  }
+  return undefined;
 }
 
 /** Routes keyed by method and path template, such as `GET /pets/{petId}`. */
@@ -38,10 +54,10 @@ export class Router<R> {
         node.param ??= { name, node: createNode() };
         node = node.param.node;
       } else {
-        let next = node.statics.get(segment);
+        let next = node.statics.find((child) => child.segment === segment)?.node;
         if (next === undefined) {
           next = createNode();
-          node.statics.set(segment, next);
+          node.statics.push({ segment, node: next });
         }
         node = next;
       }
@@ -62,13 +78,12 @@ export class Router<R> {
     while (node !== undefined) {
       let end = path.indexOf('/', start);
       if (end === -1) end = path.length;
-      const segment = path.slice(start, end);
-      const next: Node<R> | undefined = node.statics.get(segment);
+      const next: Node<R> | undefined = staticChild(node, path, start, end);
       if (next !== undefined) {
         node = next;
-      } else if (node.param !== undefined && segment.length > 0) {
+      } else if (node.param !== undefined && end > start) {
         params ??= {};
-        params[node.param.name] = segment;
+        params[node.param.name] = path.slice(start, end);
         node = node.param.node;
       } else {
         return { kind: 'not_found' };
