@@ -15,6 +15,7 @@ export class KeyRing {
   readonly #fixedKeys: readonly ApiKey[];
   #byHash = new Map<string, ApiKey>();
   readonly #recent = new Map<string, ApiKey>();
+  #generation = 0;
 
   /** `fixedKeys` come from the environment or options and never change; stored keys come and go. */
   constructor(fixedKeys: readonly ApiKey[] = [], storedKeys: readonly ApiKey[] = []) {
@@ -41,6 +42,15 @@ export class KeyRing {
     for (const key of [...storedKeys, ...this.#fixedKeys]) byHash.set(key.hash, key);
     this.#byHash = byHash;
     this.#recent.clear();
+    this.#generation++;
+  }
+
+  /**
+   * A number that changes whenever the set of keys may have changed (a key added or revoked): a
+   * caller that remembers what a token named remembers this with it, and asks again once it moves.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** How many keys can authenticate now (not revoked). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Client } from 'undici';
 import { runCli } from '../helpers/child.js';
 import { call, startServer, type TestServer } from '../helpers/server.js';
 
@@ -53,8 +54,24 @@ test('a created key works on the running service without a restart, and a revoke
   assert.match(listed.out, new RegExp(`${id}\\s+mobile app\\s+pro\\s+300\\s+10000\\s+\\S+\\s+-`));
   assert.doesNotMatch(listed.out, /ask_|sha256/);
 
+  // A connection that has used the key keeps no right to it: revoked, it is refused on that connection too.
+  const connection = new Client(server.url, { pipelining: 1 });
+  const statusOnConnection = async (): Promise<number> => {
+    const reply = await connection.request({ method: 'GET', path: '/v1/pets', headers: withKey.headers });
+    await reply.body.dump();
+    return reply.statusCode;
+  };
+  assert.equal(await statusOnConnection(), 200);
   const revoked = await keys('revoke', id);
   assert.equal(revoked.code, 0, revoked.err);
+  try {
+    await eventually(
+      async () => (await statusOnConnection()) === 401,
+      'the revoked key being refused on a kept-alive connection',
+    );
+  } finally {
+    await connection.close();
+  }
   await eventually(
     async () => (await call(server, 'GET', '/v1/pets', withKey)).status === 401,
     'the revoked key being refused',

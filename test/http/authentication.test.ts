@@ -1,6 +1,7 @@
 // README "Rate limits": bearer keys, and 401s that do not tell malformed, unknown and revoked keys apart.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Client } from 'undici';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -75,4 +76,25 @@ test('a key in the query string does not authenticate', async () => {
     headers: { authorization: '' },
   });
   assert.equal(reply.status, 401);
+});
+
+test('on one kept-alive connection, every request is checked: a remembered key does not cover a changed or repeated header', async () => {
+  // One connection for every request below: a Client keeps a single socket.
+  const client = new Client(server.url, { pipelining: 1 });
+  const statusOf = async (authorization: string | string[]): Promise<number> => {
+    const reply = await client.request({ method: 'GET', path: '/v1/pets?limit=1', headers: { authorization } });
+    await reply.body.dump();
+    return reply.statusCode;
+  };
+  try {
+    assert.equal(await statusOf(`Bearer ${TEST_KEY}`), 200);
+    assert.equal(await statusOf('Bearer unknown-key-0123456789'), 401);
+    assert.equal(await statusOf(`Bearer ${TEST_KEY}`), 200);
+    assert.equal(await statusOf([`Bearer ${TEST_KEY}`, `Bearer ${TEST_KEY}`]), 401);
+    assert.equal(await statusOf(`bearer ${TEST_KEY}`), 200);
+    assert.equal(await statusOf(`Bearer ${TEST_KEY}x`), 401);
+    assert.equal(await statusOf(`Bearer ${TEST_KEY}`), 200);
+  } finally {
+    await client.close();
+  }
 });
