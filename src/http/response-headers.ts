@@ -54,8 +54,9 @@ export class ResponseHeaders {
  * reads it as a whole. node:http checks every header value with a regular expression, and V8 runs a
  * regular expression over a rope on a slow path: it flattens the rope and then calls the compiled
  * expression through the runtime. Reading one character flattens the rope in place, for every later
- * reader: about 45 ns less per value, measured on the three values an answer builds (its request id,
- * the limit and the RateLimit field). On a flat string the read costs next to nothing.
+ * reader (the result of the read is not needed). In a microbenchmark that saved about 45 ns a value,
+ * and an answer builds three such values (its request id, the limit and the RateLimit field). On a
+ * flat string the read costs next to nothing.
  */
 function flat(value: string): string {
   value.charCodeAt(0);
