@@ -104,7 +104,7 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
     opened.set(storage.openSeconds);
     const fsyncs = new Histogram({
       name: 'animal_store_journal_fsync_duration_seconds',
-      help: 'Time each fsync of the journal took.',
+      help: 'Time each fsync of the journal took (under durability always, each write, which carries its sync).',
       buckets: FSYNC_BUCKETS,
       registers: [registry],
     });

@@ -74,14 +74,17 @@ export class MemoryFile implements StorageFile {
   readonly #inode: Inode;
   readonly #path: string;
   readonly #append: boolean;
+  /** Opened with syncWrites: each write is also a datasync, and can fail as one (after its bytes were written). */
+  readonly #syncWrites: boolean;
   #position = 0;
   #closed = false;
 
-  constructor(fs: MemoryDisk, inode: Inode, path: string, append: boolean) {
+  constructor(fs: MemoryDisk, inode: Inode, path: string, append: boolean, syncWrites = false) {
     this.#fs = fs;
     this.#inode = inode;
     this.#path = path;
     this.#append = append;
+    this.#syncWrites = syncWrites;
   }
 
   async write(data: Uint8Array, offset: number, length: number): Promise<number> {
@@ -100,6 +103,7 @@ export class MemoryFile implements StorageFile {
     if (at + count > inode.size) inode.resize(at + count);
     inode.buf.set(data.subarray(offset, offset + count), at);
     this.#position = at + count;
+    if (this.#syncWrites) await this.datasync();
     return count;
   }
 

@@ -9,7 +9,7 @@
 import { dirname, normalize } from 'node:path';
 import type { FsOp, MemoryDisk } from './memory-file.js';
 import { fsError, Inode, MemoryFile } from './memory-file.js';
-import type { OpenFlags, StorageFile, StorageFs } from './storage-fs.js';
+import type { OpenFlags, OpenOptions, StorageFile, StorageFs } from './storage-fs.js';
 
 export type { FsOp } from './memory-file.js';
 
@@ -145,7 +145,7 @@ export class MemoryFs implements StorageFs, MemoryDisk {
     return image;
   }
 
-  async open(path: string, flags: OpenFlags): Promise<StorageFile> {
+  async open(path: string, flags: OpenFlags, options: OpenOptions = {}): Promise<StorageFile> {
     const key = this.#enter('open', path);
     if (!this.#dirs.has(dirname(key))) throw fsError('ENOENT', 'open', path);
     let inode = this.#entries.get(key);
@@ -157,7 +157,7 @@ export class MemoryFs implements StorageFs, MemoryDisk {
       inode.protectDurable(0);
       inode.resize(0);
     }
-    return new MemoryFile(this, inode, key, flags === 'a');
+    return new MemoryFile(this, inode, key, flags === 'a', options.syncWrites === true);
   }
 
   async readFile(path: string): Promise<Buffer> {

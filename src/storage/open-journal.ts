@@ -90,7 +90,7 @@ export async function openJournal(options: JournalOptions): Promise<{ journal: J
           payloads.push(bytes.toString('utf8', start, end));
         }),
     );
-    const file = await fs.open(path, 'a');
+    const file = await fs.open(path, 'a', { syncWrites: durability === 'always' });
     try {
       if (found.tornTail !== undefined) {
         const cut = content.length - found.validBytes;

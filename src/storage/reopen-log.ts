@@ -3,17 +3,21 @@
 // that cut is made durable. Anything else leaves the journal read-only.
 
 import { replay } from './replay.js';
-import type { StorageFile, StorageFs } from './storage-fs.js';
+import type { OpenOptions, StorageFile, StorageFs } from './storage-fs.js';
 
-/** Opens `path` for append and checks it holds `records` intact records in its first `bytes` bytes; cuts anything after. */
+/**
+ * Opens `path` for append (with `options`, as the journal opens its log) and checks it holds `records`
+ * intact records in its first `bytes` bytes; cuts anything after.
+ */
 export async function reopenVerified(
   fs: StorageFs,
   dir: string,
   path: string,
   bytes: number,
   records: number,
+  options: OpenOptions,
 ): Promise<StorageFile> {
-  const file = await fs.open(path, 'a');
+  const file = await fs.open(path, 'a', options);
   try {
     const content = await fs.readFile(path);
     if (content.length < bytes) throw new Error(`it holds ${content.length} bytes, fewer than the ${bytes} written`);

@@ -4,6 +4,16 @@
 /** How a file is opened: `a` appends (creating it), `w` truncates (creating it), `wx` creates it exclusively. */
 export type OpenFlags = 'a' | 'w' | 'wx';
 
+/** How writes to an opened file behave. */
+export interface OpenOptions {
+  /**
+   * Each write returns only once its bytes are durable, as a write followed by fdatasync(2) would, in
+   * one call (O_DSYNC where the platform has it). A write that fails may then have left its bytes in
+   * the page cache, unsynced: its error can come from either half.
+   */
+  syncWrites?: boolean;
+}
+
 /** An open file, written sequentially (at its end under `a`). */
 export interface StorageFile {
   /** Writes `length` bytes of `data` from `offset`; may write fewer, and says how many. */
@@ -21,7 +31,7 @@ export interface StorageFile {
 /** The file operations the storage layer needs. Paths are joined with node:path. */
 export interface StorageFs {
   /** Opens a file for writing; new files get mode 0o600. */
-  open(path: string, flags: OpenFlags): Promise<StorageFile>;
+  open(path: string, flags: OpenFlags, options?: OpenOptions): Promise<StorageFile>;
   /** The whole content of a file; rejects with code ENOENT if it does not exist. */
   readFile(path: string): Promise<Buffer>;
   /** Atomically replaces `to` with `from`. */

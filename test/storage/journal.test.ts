@@ -63,6 +63,77 @@ test('concurrent appends share flushes: fewer datasyncs than appends, all resolv
   await journal.close();
 });
 
+test("under 'always' each write is its own sync: the log is opened for synced writes", async () => {
+  const { journal, fs } = await openTestJournal();
+  const seen: FsOp[] = [];
+  fs.onCall = (op) => seen.push(op);
+  let durableAtResolve: string[] = [];
+  await journal.append(pet(1)).then(() => {
+    durableAtResolve = payloadsOnFile(fs.powerLossImage());
+  });
+  assert.deepEqual(seen, ['write', 'datasync'], 'the write carries the datasync; nothing else is called');
+  assert.deepEqual(durableAtResolve, [pet(1)], 'durable before the append resolves');
+  await journal.close();
+});
+
+test("the next batch's write starts before the batch before it resolves", async () => {
+  const { journal, fs } = await openTestJournal({ durability: 'never' });
+  const resolved: number[] = [];
+  const appendTracked = (id: number) => journal.append(pet(id)).then(() => void resolved.push(id));
+  const writes: Array<{ content: string[]; resolvedBefore: number[] }> = [];
+  let second: Array<Promise<void>> = [];
+  fs.onCall = (op) => {
+    if (op !== 'write') return;
+    writes.push({ content: payloadsOnFile(fs), resolvedBefore: [...resolved] });
+    // Two appends arrive while the first batch is being written: as many as that batch, so no wait.
+    if (writes.length === 1) second = [appendTracked(3), appendTracked(4)];
+  };
+  await Promise.all([appendTracked(1), appendTracked(2)]);
+  await Promise.all(second);
+  assert.equal(writes.length, 2);
+  assert.deepEqual(writes[1]?.resolvedBefore, [], 'batch [1, 2] is still unresolved when [3, 4] is written');
+  assert.deepEqual(writes[1]?.content, [pet(1), pet(2)]);
+  assert.deepEqual(resolved, [1, 2, 3, 4]);
+  assert.deepEqual(payloadsOnFile(fs), [1, 2, 3, 4].map(pet));
+  await journal.close();
+});
+
+test('under load, a flush that leaves less than half a batch queued waits a turn, and the answered clients join', async () => {
+  const { journal, fs } = await openTestJournal();
+  const counts = countCalls(fs);
+  const batches: number[] = [];
+  const onCall = fs.onCall;
+  fs.onCall = (op, path) => {
+    onCall?.(op, path);
+    if (op === 'write') batches.push(payloadsOnFile(fs).length);
+  };
+  let late: Promise<void> | undefined;
+  const rejoined: Array<Promise<void>> = [];
+  // Four clients write at once; a fifth write arrives while their batch is on its way to the disk.
+  const first = [1, 2, 3, 4].map((id) =>
+    journal.append(pet(id)).then(() => {
+      // Each answered client sends its next write at once, as a client under load does.
+      rejoined.push(journal.append(pet(id + 10)));
+    }),
+  );
+  const onWrite = fs.onCall;
+  fs.onCall = (op, path) => {
+    onWrite(op, path);
+    if (op === 'write' && late === undefined) late = journal.append(pet(5));
+  };
+  await Promise.all(first);
+  await late;
+  await Promise.all(rejoined);
+  // Without the wait, the fifth write would have gone alone, and the four that follow in a third flush.
+  assert.equal(counts.get('write'), 2, `flushes: ${counts.get('write')}`);
+  assert.deepEqual(
+    payloadsOnFile(fs).map((p) => (JSON.parse(p) as { id: number }).id),
+    [1, 2, 3, 4, 5, 11, 12, 13, 14],
+  );
+  assert.deepEqual(batches, [0, 4], 'the second write found the first batch alone on file');
+  await journal.close();
+});
+
 test("under 'never' appends resolve after the write; close fsyncs them", async () => {
   const { journal, fs } = await openTestJournal({ durability: 'never' });
   const counts = countCalls(fs);

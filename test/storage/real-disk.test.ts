@@ -3,7 +3,19 @@
 
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import {
+  appendFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -23,14 +35,18 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 }
 
 /** The real file system, counting datasyncs. */
+/** nodeFs, counting the syncs of written data: datasync calls, and writes to files opened for synced writes. */
 function countingFs(): { fs: StorageFs; datasyncs: () => number } {
   let count = 0;
   const fs: StorageFs = {
     ...nodeFs,
-    async open(path, flags) {
-      const file = await nodeFs.open(path, flags);
+    async open(path, flags, options) {
+      const file = await nodeFs.open(path, flags, options);
       return {
-        write: (data, offset, length) => file.write(data, offset, length),
+        write: (data, offset, length) => {
+          if (options?.syncWrites === true) count += 1;
+          return file.write(data, offset, length);
+        },
         datasync: () => {
           count += 1;
           return file.datasync();
@@ -43,6 +59,37 @@ function countingFs(): { fs: StorageFs; datasyncs: () => number } {
   };
   return { fs, datasyncs: () => count };
 }
+
+/** The open-file flags of this process's descriptors of `path`, from /proc (Linux). */
+async function openFlagsOf(path: string): Promise<number[]> {
+  const flags: number[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+    const octal = /^flags:\s+([0-7]+)$/m.exec(info)?.[1];
+    if (octal !== undefined) flags.push(Number.parseInt(octal, 8));
+  }
+  return flags;
+}
+
+test('on a real disk: under always the log is opened with O_DSYNC, under never without', async (t) => {
+  if (process.platform !== 'linux') {
+    t.skip('reads the open flags from /proc, which only Linux has');
+    return;
+  }
+  for (const durability of ['always', 'never'] as const) {
+    const dir = await tempDir(t);
+    const { journal } = await openJournal({ dir, durability });
+    await journal.append(pet(1));
+    const flags = await openFlagsOf(await realpath(join(dir, 'animals.log')));
+    await journal.close();
+    assert.equal(flags.length, 1, `one descriptor of the log: ${flags.join(', ')}`);
+    const dsync = ((flags[0] as number) & constants.O_DSYNC) !== 0;
+    assert.equal(dsync, durability === 'always', `${durability}: flags ${(flags[0] as number).toString(8)}`);
+    assert.notEqual((flags[0] as number) & constants.O_APPEND, 0);
+  }
+});
 
 test('on a real disk: the data directory is private, records survive a reopen, the lock goes away', async (t) => {
   const dir = await tempDir(t);
