@@ -2,8 +2,9 @@
 // queued, writes it with one looped write that is also its datasync under 'always' (the log is opened
 // with O_DSYNC: group commit in one call), then starts the next batch's write before it settles this
 // one, so that the disk works on the next batch while the event loop answers for this one; when few
-// appends are queued at that point, it settles first and lets a turn of the event loop pass, so that
-// the writes of the clients just answered join the next batch. Failures never leave half a batch visible:
+// appends are queued at that point, it settles first and waits for the event loop to read the sockets
+// once more, so that the writes of the clients just answered join the next batch. Failures never leave
+// half a batch visible:
 // - a write refused for room (disk full, quota, file too large) is cut back off the file (truncate +
 //   datasync) and only that batch gets the error;
 // - a failed datasync, or under 'always' a write failing for any other reason (its sync half may be
@@ -33,6 +34,15 @@ interface Pending {
 
 /** Resolves a flushed batch's appends; called once the next batch's write has been started. */
 type Settle = () => void;
+
+/**
+ * Resolves once the event loop has polled for I/O again (without blocking: an immediate is pending), so
+ * that what arrived on the sockets meanwhile has been read and handled. An immediate set now runs right
+ * after the current poll phase; one set from there runs after the next.
+ */
+function afterNextPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
 
 /** Write failures that say only that the bytes did not fit: nothing was synced or lost, so cutting them off is enough. */
 const NO_ROOM_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
@@ -195,13 +205,13 @@ export class Journal {
           settle?.();
           settle = await flushing;
           if (this.#queue.length * 2 < batch.length) {
-            // Under load, the clients answered now send their next writes within a turn of the event
-            // loop. With fewer than half a batch queued, waiting for that turn lets them share the next
-            // write and sync, which cost the same for one record as for sixty: fewer, fuller batches.
-            // Nothing waits while writes come one or two at a time.
+            // Under load, the clients answered now send their next writes at once. With fewer than half
+            // a batch queued, waiting until the sockets have been read once more lets those writes share
+            // the next write and sync, which cost about the same for one record as for sixty: fewer,
+            // fuller batches. Nothing waits while writes come one or two at a time.
             settle?.();
             settle = undefined;
-            await new Promise<void>((resolve) => setImmediate(resolve));
+            await afterNextPoll();
           }
         } else if (this.#syncDue) {
           this.#syncDue = false;

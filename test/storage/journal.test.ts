@@ -98,7 +98,7 @@ test("the next batch's write starts before the batch before it resolves", async 
   await journal.close();
 });
 
-test('under load, a flush that leaves less than half a batch queued waits a turn, and the answered clients join', async () => {
+test('under load, a flush that leaves less than half a batch queued waits for the event loop to poll again, and the answered clients join', async () => {
   const { journal, fs } = await openTestJournal();
   const counts = countCalls(fs);
   const batches: number[] = [];
@@ -112,8 +112,9 @@ test('under load, a flush that leaves less than half a batch queued waits a turn
   // Four clients write at once; a fifth write arrives while their batch is on its way to the disk.
   const first = [1, 2, 3, 4].map((id) =>
     journal.append(pet(id)).then(() => {
-      // Each answered client sends its next write at once, as a client under load does.
-      rejoined.push(journal.append(pet(id + 10)));
+      // Each answered client sends its next write at once, as a client under load does; it arrives
+      // as I/O does, in a later phase of the event loop.
+      setImmediate(() => rejoined.push(journal.append(pet(id + 10))));
     }),
   );
   const onWrite = fs.onCall;
@@ -123,6 +124,7 @@ test('under load, a flush that leaves less than half a batch queued waits a turn
   };
   await Promise.all(first);
   await late;
+  while (rejoined.length < 4) await new Promise((resolve) => setImmediate(resolve));
   await Promise.all(rejoined);
   // Without the wait, the fifth write would have gone alone, and the four that follow in a third flush.
   assert.equal(counts.get('write'), 2, `flushes: ${counts.get('write')}`);
