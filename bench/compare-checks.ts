@@ -14,7 +14,9 @@ import { type LocalService, startLocalService } from './local-service.js';
 import { halfOfPeakRate } from './pacing.js';
 import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { targetOf } from './run.js';
 import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
 
@@ -229,26 +231,95 @@ export interface RatioResult {
   wrk?: { service: number; baseline: number; ratio: number };
 }
 
-/** Requests/s wrk measured against `url`, pinned to `cpus` when given. */
+/**
+ * The Lua script that makes wrk send `spec`'s method and body (wrk sends GET without one). The body
+ * goes in a long bracket string, which needs no escaping as long as it does not hold its closing mark.
+ */
+export function wrkScript(spec: RequestSpec): string | undefined {
+  if (spec.method === 'GET' && spec.body === undefined) return undefined;
+  const lines = [`wrk.method = "${spec.method}"`];
+  if (spec.body !== undefined) {
+    if (spec.body.includes(']==]')) throw new TypeError('a request body with "]==]" cannot be given to wrk');
+    lines.push(`wrk.body = [==[${spec.body}]==]`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Requests/s wrk measured sending `spec` to `origin`, pinned to `cpus` when given. */
 function wrkRequestsPerSecond(
-  url: string,
-  headers: Record<string, string>,
+  origin: string,
+  spec: RequestSpec,
   connections: number,
   seconds: number,
   cpus: string | undefined,
 ): number {
-  const args = [
-    '-t1',
-    `-c${connections}`,
-    `-d${seconds}s`,
-    ...Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
-    url,
-  ];
-  const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
-  const output = execFileSync(program as string, rest, { encoding: 'utf8' });
-  const match = /Requests\/sec:\s+([0-9.]+)/.exec(output);
-  if (match === null) throw new Error(`wrk printed no Requests/sec: ${output}`);
-  return Number(match[1]);
+  const script = wrkScript(spec);
+  const dir = script === undefined ? undefined : mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
+  try {
+    const scriptArgs: string[] = [];
+    if (dir !== undefined && script !== undefined) {
+      writeFileSync(join(dir, 'request.lua'), script);
+      scriptArgs.push('-s', join(dir, 'request.lua'));
+    }
+    const args = [
+      '-t1',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      ...scriptArgs,
+      ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+      `${origin}${spec.path}`,
+    ];
+    const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
+    const output = execFileSync(program as string, rest, { encoding: 'utf8' });
+    const match = /Requests\/sec:\s+([0-9.]+)/.exec(output);
+    if (match === null) throw new Error(`wrk printed no Requests/sec: ${output}`);
+    // wrk counts every answer; one that is not 2xx would be a request the service refused.
+    const refused = /Non-2xx or 3xx responses:\s+([0-9]+)/.exec(output);
+    if (refused !== null) throw new Error(`wrk got ${refused[1]} answers that were not 2xx or 3xx: ${output}`);
+    return Number(match[1]);
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The generator's cores for wrk, where the services were pinned (undefined: wrk runs unpinned). */
+function wrkCpus(): string | undefined {
+  return process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+}
+
+/** wrk's mean requests/s of each side over the rounds, and the median of the per-round ratios a / b. */
+function wrkSummary(a: number[], b: number[]): { a: number; b: number; ratio: number } {
+  const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+  return { a: mean(a), b: mean(b), ratio: medianRatio(a, b) };
+}
+
+/**
+ * With --cross-check, wrk (an independent generator written in C, pinned alike) runs the same pair in
+ * every round, right after this bench's and in the mirrored order: on a machine whose speed drifts,
+ * both ratios then see the same drift, which a separate alternation afterwards would not.
+ */
+function wrkRounds(
+  a: { origin: string; spec: RequestSpec },
+  b: { origin: string; spec: RequestSpec },
+  connections: number,
+): { runsA: number[]; runsB: number[]; afterRound: (roundMs: number, aRanFirst: boolean) => void } {
+  const cpus = wrkCpus();
+  const runsA: number[] = [];
+  const runsB: number[] = [];
+  const afterRound = (roundMs: number, aRanFirst: boolean): void => {
+    const seconds = Math.max(1, Math.round(roundMs / 1000));
+    const run = (side: { origin: string; spec: RequestSpec }): number =>
+      wrkRequestsPerSecond(side.origin, side.spec, connections, seconds, cpus);
+    // The mirror of the bench's order in this round: a, b, b, a, or the reverse.
+    if (aRanFirst) {
+      runsB.push(run(b));
+      runsA.push(run(a));
+    } else {
+      runsA.push(run(a));
+      runsB.push(run(b));
+    }
+  };
+  return { runsA, runsB, afterRound };
 }
 
 /** Whether wrk can be run here. */
@@ -273,32 +344,13 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
         `${name}: service and baseline alternately, ${load.rounds} rounds of ${roundMsOf(load) / 1000}s each` +
           (load.crossCheck === true ? ', each round also by wrk' : ''),
       );
-      // With --cross-check, wrk (an independent generator written in C, pinned alike) runs the same pair
-      // in every round, right after this bench's: on a machine whose speed drifts, both ratios then see
-      // the same drift, which a separate alternation afterwards would not.
       const spec = prepared.requests[0] as RequestSpec;
-      const cpus = pinPlan(availableParallelism())?.generatorCpus;
-      const pinned = process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : cpus;
-      const wrkService: number[] = [];
-      const wrkBaseline: number[] = [];
-      const wrkRound = (roundMs: number, serviceRanFirst: boolean): void => {
-        const seconds = Math.max(1, Math.round(roundMs / 1000));
-        const run = (origin: string): number =>
-          wrkRequestsPerSecond(`${origin}${spec.path}`, spec.headers, load.connections, seconds, pinned);
-        // The mirror of the bench's order in this round: service, baseline, baseline, service, or the reverse.
-        if (serviceRanFirst) {
-          wrkBaseline.push(run(baseline.origin));
-          wrkService.push(run(target.origin));
-        } else {
-          wrkService.push(run(target.origin));
-          wrkBaseline.push(run(baseline.origin));
-        }
-      };
+      const wrk = wrkRounds({ origin: target.origin, spec }, { origin: baseline.origin, spec }, load.connections);
       const [service, bare] = await alternate(
         side(target.origin, prepared, scenario, load),
         side(baseline.origin, prepared, scenario, load),
         load,
-        load.crossCheck === true ? wrkRound : undefined,
+        load.crossCheck === true ? wrk.afterRound : undefined,
       );
       const result: RatioResult = {
         scenario: name,
@@ -306,13 +358,9 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
         baseline: bare,
         ratio: medianRatio(service.roundRequestsPerSecond, bare.roundRequestsPerSecond),
       };
-      if (wrkService.length > 0) {
-        const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
-        result.wrk = {
-          service: mean(wrkService),
-          baseline: mean(wrkBaseline),
-          ratio: medianRatio(wrkService, wrkBaseline),
-        };
+      if (wrk.runsA.length > 0) {
+        const summary = wrkSummary(wrk.runsA, wrk.runsB);
+        result.wrk = { service: summary.a, baseline: summary.b, ratio: summary.ratio };
       }
       return result;
     } finally {
@@ -358,6 +406,8 @@ export interface DurabilityResult {
   never: SideTotals;
   /** The median of the rounds' creates/s with fsync always over creates/s with never. */
   ratio: number;
+  /** The same comparison made with wrk in the same rounds (--cross-check). */
+  wrk?: { always: number; never: number; ratio: number };
 }
 
 /** create with durability always against never, each on its own service, at 64 connections. */
@@ -367,22 +417,34 @@ export async function compareDurability(load: CompareLoad): Promise<DurabilityRe
   try {
     const alwaysTarget = targetOf(always.apiUrl, always.key);
     const neverTarget = targetOf(never.apiUrl, never.key);
-    load.log(`create: durability always and never alternately at ${CREATE_CONNECTIONS} connections`);
-    const [a, n] = await alternate(
-      side(alwaysTarget.origin, await SCENARIOS.create.prepare(alwaysTarget), SCENARIOS.create, load, {
-        connections: CREATE_CONNECTIONS,
-      }),
-      side(neverTarget.origin, await SCENARIOS.create.prepare(neverTarget), SCENARIOS.create, load, {
-        connections: CREATE_CONNECTIONS,
-      }),
-      load,
+    load.log(
+      `create: durability always and never alternately at ${CREATE_CONNECTIONS} connections` +
+        (load.crossCheck === true ? ', each round also by wrk' : ''),
     );
-    return {
+    const alwaysPrepared = await SCENARIOS.create.prepare(alwaysTarget);
+    const neverPrepared = await SCENARIOS.create.prepare(neverTarget);
+    const wrk = wrkRounds(
+      { origin: alwaysTarget.origin, spec: alwaysPrepared.requests[0] as RequestSpec },
+      { origin: neverTarget.origin, spec: neverPrepared.requests[0] as RequestSpec },
+      CREATE_CONNECTIONS,
+    );
+    const [a, n] = await alternate(
+      side(alwaysTarget.origin, alwaysPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      side(neverTarget.origin, neverPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      load,
+      load.crossCheck === true ? wrk.afterRound : undefined,
+    );
+    const result: DurabilityResult = {
       connections: CREATE_CONNECTIONS,
       always: a,
       never: n,
       ratio: medianRatio(a.roundRequestsPerSecond, n.roundRequestsPerSecond),
     };
+    if (wrk.runsA.length > 0) {
+      const summary = wrkSummary(wrk.runsA, wrk.runsB);
+      result.wrk = { always: summary.a, never: summary.b, ratio: summary.ratio };
+    }
+    return result;
   } finally {
     await always.close();
     await never.close();
@@ -488,8 +550,7 @@ export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
     const { default: autocannon } = await import('autocannon');
     const url = `${baseline.origin}${spec.path}`;
     const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
-    const cpus =
-      process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+    const cpus = wrkCpus();
     const ours = side(baseline.origin, prepared, SCENARIOS.list, load);
     const theirs = async (): Promise<number> => {
       const result = await autocannon({ url, connections: load.connections, duration: seconds, headers: spec.headers });
@@ -512,7 +573,7 @@ export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
         benchRuns.push((run.completed * 1000) / run.elapsedMs);
         shares.push(totals([run]).generatorShare);
         autocannonRuns.push(await theirs());
-        if (hasWrk()) wrkRuns.push(wrkRequestsPerSecond(url, spec.headers, load.connections, seconds, cpus));
+        if (hasWrk()) wrkRuns.push(wrkRequestsPerSecond(baseline.origin, spec, load.connections, seconds, cpus));
       }
       return {
         bench: median(benchRuns),

@@ -14,6 +14,7 @@ import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js'
 import {
   type CompareLoad,
   compareAdmission,
+  CREATE_CONNECTIONS,
   compareDeepPage,
   compareDurability,
   compareGenerators,
@@ -203,6 +204,13 @@ async function main(argv: string[]): Promise<number> {
         target: '≥ 0.80',
         pass: !isGeneratorBound(bound) && result.ratio >= 0.8,
       });
+      if (result.wrk !== undefined)
+        rows.push({
+          check: `create always / never (${result.connections} connections), by wrk`,
+          measured: `${result.wrk.ratio.toFixed(2)} (${formatNumber(result.wrk.always)} / ${formatNumber(result.wrk.never)} req/s)`,
+          target: '≥ 0.80',
+          pass: result.wrk.ratio >= 0.8,
+        });
     } else if (check === 'startup') {
       const result = await runStartup(pets === DEEP_STORE_PETS ? DEFAULT_STARTUP_PETS : pets, load.log);
       figures[check] = result;
@@ -244,7 +252,7 @@ async function main(argv: string[]): Promise<number> {
     `\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`,
   );
   process.stdout.write(
-    `${load.connections} connections, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each; a ratio is the median of the per-round ratios, req/s the mean of the rounds.\n`,
+    `${load.connections} connections${checks.includes('create') && load.connections !== CREATE_CONNECTIONS ? ` (create: ${CREATE_CONNECTIONS})` : ''}, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each; a ratio is the median of the per-round ratios, req/s the mean of the rounds.\n`,
   );
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ rows, figures }, null, 2)}\n`);
   return failed ? 1 : 0;

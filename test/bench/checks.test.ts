@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { request } from 'undici';
 import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
 import { createBaselineServer } from '../../bench/baseline.js';
-import { alternate, median, medianRatio, WARMUP_MS } from '../../bench/compare-checks.js';
+import { alternate, median, medianRatio, WARMUP_MS, wrkScript } from '../../bench/compare-checks.js';
 import { emptyResult } from '../../bench/load.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
 import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
@@ -144,4 +144,15 @@ test('a ratio is the median of the per-round ratios, so one round on a slowed ma
   assert.equal(medianRatio(service, baseline), 0.6);
   // A round with no baseline figure has no ratio.
   assert.equal(medianRatio([500, 600], [0, 1000]), 0.6);
+});
+
+test('wrk is given a script only for what it cannot send alone: a method other than GET, and a body', () => {
+  assert.equal(wrkScript({ method: 'GET', path: '/v1/pets', headers: {} }), undefined);
+  const body = JSON.stringify({ name: 'Bench "pet" \\ ]]', categoryId: 3 });
+  assert.equal(
+    wrkScript({ method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body }),
+    `wrk.method = "POST"\nwrk.body = [==[${body}]==]\n`,
+  );
+  assert.equal(wrkScript({ method: 'HEAD', path: '/v1/pets', headers: {} }), 'wrk.method = "HEAD"\n');
+  assert.throws(() => wrkScript({ method: 'POST', path: '/', headers: {}, body: 'a]==]b' }), TypeError);
 });
