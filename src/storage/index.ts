@@ -13,5 +13,5 @@ export type { JournalOptions, ReplayedLog } from './open-journal.js';
 export { DEFAULT_INTERVAL_MS, DEFAULT_LOG_FILE, openJournal } from './open-journal.js';
 export type { ReplayResult } from './replay.js';
 export { replay } from './replay.js';
-export type { OpenFlags, StorageFile, StorageFs } from './storage-fs.js';
+export type { OpenFlags, OpenOptions, StorageFile, StorageFs } from './storage-fs.js';
 export { writeAll } from './storage-fs.js';
