@@ -197,7 +197,14 @@ export class Journal {
     let settle: Settle | undefined;
     try {
       while (!this.#paused && this.#file !== null) {
-        if (this.#queue.length > 0) {
+        if (this.#syncDue) {
+          // Under 'interval', the timer's fsync goes first: a stream of appends that never leaves the
+          // queue empty must not put it off, or a power cut could lose more than the interval.
+          settle?.();
+          settle = undefined;
+          this.#syncDue = false;
+          if (this.#unsynced) await this.#syncWritten(this.#file);
+        } else if (this.#queue.length > 0) {
           const batch = this.#queue.splice(0);
           // #flush starts its write before its first await, so the disk has it before the answers of
           // the previous batch are made.
@@ -213,9 +220,6 @@ export class Journal {
             settle = undefined;
             await afterNextPoll();
           }
-        } else if (this.#syncDue) {
-          this.#syncDue = false;
-          if (this.#unsynced) await this.#syncWritten(this.#file);
         } else {
           break;
         }

@@ -158,6 +158,23 @@ test("under 'interval' a timer fsyncs what was written", async () => {
   await journal.close();
 });
 
+test("under 'interval' a steady stream of appends does not hold off the timer's fsync", async () => {
+  const { journal, fs } = await openTestJournal({ durability: 'interval', intervalMs: 5 });
+  const counts = countCalls(fs);
+  let stop = false;
+  // Four clients that each append again as soon as their last append resolves: the queue is never empty for long.
+  const client = async (first: number): Promise<void> => {
+    for (let id = first; !stop; id += 4) await journal.append(pet(id));
+  };
+  const clients = [1, 2, 3, 4].map(client);
+  for (let i = 0; i < 2000 && (counts.get('datasync') ?? 0) === 0; i += 1) await new Promise((r) => setTimeout(r, 1));
+  const syncedUnderLoad = counts.get('datasync') ?? 0;
+  stop = true;
+  await Promise.all(clients);
+  assert.ok(syncedUnderLoad > 0, `no fsync in ${counts.get('write')} writes`);
+  await journal.close();
+});
+
 test('a torn last record is cut off with a warning naming the file and the byte offset', async () => {
   const fs = new MemoryFs();
   const good = encodeRecord(pet(1));
