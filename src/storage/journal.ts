@@ -195,13 +195,16 @@ export class Journal {
     await null;
     // The batch flushed last, resolved only after the next flush's write was started (or at the end).
     let settle: Settle | undefined;
+    const resolveFlushed = (): void => {
+      settle?.();
+      settle = undefined;
+    };
     try {
       while (!this.#paused && this.#file !== null) {
         if (this.#syncDue) {
           // Under 'interval', the timer's fsync goes first: a stream of appends that never leaves the
           // queue empty must not put it off, or a power cut could lose more than the interval.
-          settle?.();
-          settle = undefined;
+          resolveFlushed();
           this.#syncDue = false;
           if (this.#unsynced) await this.#syncWritten(this.#file);
         } else if (this.#queue.length > 0) {
@@ -209,15 +212,14 @@ export class Journal {
           // #flush starts its write before its first await, so the disk has it before the answers of
           // the previous batch are made.
           const flushing = this.#flush(this.#file, batch);
-          settle?.();
+          resolveFlushed();
           settle = await flushing;
           if (this.#queue.length * 2 < batch.length) {
             // Under load, the clients answered now send their next writes at once. With fewer than half
             // a batch queued, waiting until the sockets have been read once more lets those writes share
             // the next write and sync, which cost about the same for one record as for sixty: fewer,
             // fuller batches. Nothing waits while writes come one or two at a time.
-            settle?.();
-            settle = undefined;
+            resolveFlushed();
             await afterNextPoll();
           }
         } else {
@@ -225,7 +227,7 @@ export class Journal {
         }
       }
     } finally {
-      settle?.();
+      resolveFlushed();
       this.#worker = null;
     }
   }
@@ -236,7 +238,7 @@ export class Journal {
     let data: Buffer;
     try {
       data = Buffer.from(batch.length === 1 ? (batch[0] as Pending).line : batch.map((p) => p.line).join(''));
-      const startedMs = performance.now();
+      const startedMs = syncWrites ? performance.now() : 0;
       await writeAll(file, data);
       if (syncWrites) this.listener?.synced((performance.now() - startedMs) / 1000, batch.length);
     } catch (error) {
