@@ -84,6 +84,6 @@ export class OrderService {
 
   /** Moves order `id` to `to` (404 unknown, 409 a move the rules forbid). */
   move(id: number, to: OrderStatus): Promise<StoredOrder> {
-    return this.#store.moveOrder(id, (order) => decideMove(id, order, to));
+    return this.#store.moveOrder(id, (order) => decideMove(id, order, to), this.#clock.now());
   }
 }

@@ -2,6 +2,7 @@
 // already checked against their schemas (pets/validate.ts) by whoever called; results are stored pets,
 // errors are ApiErrors of the error table. Nothing here knows HTTP.
 import { type Awaitable, mapAwaitable } from '../awaitable.js';
+import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { NewPet, PetStatus } from '../pets/schemas.js';
@@ -19,11 +20,13 @@ export class PetService {
   readonly #store: Store;
   readonly #cursors: CursorCodec;
   readonly #idempotency: Idempotency;
+  readonly #clock: Clock;
 
-  constructor(store: Store, cursors: CursorCodec, idempotency: Idempotency) {
+  constructor(store: Store, cursors: CursorCodec, idempotency: Idempotency, clock: Clock) {
     this.#store = store;
     this.#cursors = cursors;
     this.#idempotency = idempotency;
+    this.#clock = clock;
   }
 
   /** One page of pets in ascending id order (at once when the store answers at once, as the reads below). */
@@ -43,7 +46,7 @@ export class PetService {
   async create(newPet: NewPet, arrival?: Arrival): Promise<Created> {
     const pet = { name: newPet.name, categoryId: newPet.categoryId, status: newPet.status ?? DEFAULT_PET_STATUS };
     const outcome = await this.#idempotency.run(arrival, newPet, 201, (remember) =>
-      this.#store.createPet(pet, remember),
+      this.#store.createPet(pet, this.#clock.now(), remember),
     );
     return createdOf(outcome);
   }

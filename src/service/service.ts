@@ -20,7 +20,7 @@ export function createService(store: Store, clock: Clock): Service {
   const cursors = new CursorCodec(store.cursorSecret);
   const idempotency = new Idempotency(store.idempotency, clock);
   return {
-    pets: new PetService(store, cursors, idempotency),
+    pets: new PetService(store, cursors, idempotency, clock),
     orders: new OrderService(store, cursors, idempotency, clock),
     idempotency,
   };

@@ -10,6 +10,7 @@ import type { OrderStatus } from '../orders/schemas.js';
 import type { StoredOrder } from '../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
+import type { WebhookStore } from './webhook-store.js';
 
 /** Which page to read: up to `limit` items with ids above `afterId`, ascending, optionally of one status. */
 export interface PageRequest<S extends string> {
@@ -121,19 +122,25 @@ export interface Store {
   readonly cursorSecret: Buffer;
   readonly idempotency: IdempotencyTable;
   readonly keys: KeyTable;
+  /** Subscriptions, the events every change below records, their deliveries and attempts. */
+  readonly webhooks: WebhookStore;
   /** The store's own files, where it has some (the embedded store on disk); PostgreSQL reports through its server. */
   readonly storage?: StorageWatch | undefined;
 
   getPet(id: number): Awaitable<StoredPet | undefined>;
   pagePets(request: PageRequest<PetStatus>): Awaitable<Page<StoredPet>>;
-  /** Creates a pet with the next id (ids are never reused), with `remember` kept in the same atomic change. */
-  createPet(pet: Required<NewPet>, remember?: IdempotencyRecord): Promise<StoredPet>;
+  /**
+   * Creates a pet with the next id (ids are never reused), with `remember` kept and its `pet.created`
+   * event recorded (time `atMs`) in the same atomic change.
+   */
+  createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet>;
 
   getOrder(id: number): Awaitable<StoredOrder | undefined>;
   pageOrders(request: PageRequest<OrderStatus>): Awaitable<Page<StoredOrder>>;
   /**
    * Places an order for pet `petId`: locks the pet, lets `decide` rule on it, then creates the order
-   * (next order id, `createdAt`) and sets the pet's status in one atomic change, with `remember`.
+   * (next order id, `createdAt`) and sets the pet's status in one atomic change, with `remember` and
+   * the events `order.created` and `pet.updated` (time `createdAt`).
    */
   placeOrder(
     petId: number,
@@ -141,8 +148,11 @@ export interface Store {
     decide: DecidePlacement,
     remember?: IdempotencyRecord,
   ): Promise<StoredOrder>;
-  /** Moves order `orderId` on: locks it and its pet, lets `decide` rule, then writes both in one atomic change. */
-  moveOrder(orderId: number, decide: DecideMove): Promise<StoredOrder>;
+  /**
+   * Moves order `orderId` on: locks it and its pet, lets `decide` rule, then writes both in one atomic
+   * change with the events `order.updated` and `pet.updated` (time `atMs`).
+   */
+  moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder>;
 
   /** Resolves when the store can take work now; rejects saying why not (readiness). */
   ping(): Promise<void>;
