@@ -17,15 +17,17 @@ const CURSOR_CACHE_ENTRIES = 4096;
 interface CursorPayload {
   listing: string | undefined;
   filter: string | undefined;
-  /** Undefined when the text is not a plain id (never so for a cursor this service issued). */
+  /** The position as issued: a plain id for pets and orders, a store's own text for events. */
+  position: string | undefined;
+  /** Undefined when the position is not a plain id. */
   lastId: number | undefined;
 }
 
-/** Reads the payload text `listing|filter|lastId`. */
+/** Reads the payload text `listing|filter|position`. */
 function parsePayload(text: string): CursorPayload {
-  const [listing, filter, lastId] = text.split('|');
-  const isId = lastId !== undefined && /^(0|[1-9][0-9]{0,15})$/.test(lastId);
-  return { listing, filter, lastId: isId ? Number(lastId) : undefined };
+  const [listing, filter, position] = text.split('|');
+  const isId = position !== undefined && /^(0|[1-9][0-9]{0,15})$/.test(position);
+  return { listing, filter, position, lastId: isId ? Number(position) : undefined };
 }
 
 /** Remembers `key → value`, dropping the oldest entry past `CURSOR_CACHE_ENTRIES`. */
@@ -49,7 +51,12 @@ export class CursorCodec {
 
   /** A cursor for the page after `lastId`, valid only for `listing` with `filter` ("" for none). */
   issue(listing: string, filter: string, lastId: number): string {
-    const text = `${listing}|${filter}|${lastId}`;
+    return this.issuePosition(listing, filter, String(lastId));
+  }
+
+  /** A cursor for the page after `position` (text without "|"), valid only for `listing` with `filter`. */
+  issuePosition(listing: string, filter: string, position: string): string {
+    const text = `${listing}|${filter}|${position}`;
     let cursor = this.#issued.get(text);
     if (cursor === undefined) {
       const payload = Buffer.from(text).toString('base64url');
@@ -63,6 +70,14 @@ export class CursorCodec {
   read(cursor: string, listing: string, filter: string): number {
     const payload = this.#checked.get(cursor) ?? this.#check(cursor);
     if (payload.listing === listing && payload.filter === filter && payload.lastId !== undefined) return payload.lastId;
+    throw invalidCursor('was issued for another listing or filter');
+  }
+
+  /** The position a cursor issued by `issuePosition` for `listing` and `filter` carries; `invalid_cursor` otherwise. */
+  readPosition(cursor: string, listing: string, filter: string): string {
+    const payload = this.#checked.get(cursor) ?? this.#check(cursor);
+    if (payload.listing === listing && payload.filter === filter && payload.position !== undefined)
+      return payload.position;
     throw invalidCursor('was issued for another listing or filter');
   }
 

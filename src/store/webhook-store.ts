@@ -134,7 +134,7 @@ export interface WebhookStore {
   updateSubscription(
     id: string,
     decide: (current: Subscription | undefined) => Subscription,
-    remember?: RememberedWrite,
+    remember?: (updated: Subscription) => RememberedWrite,
   ): Promise<Subscription>;
   /** Deletes subscription `id` with its pending deliveries and attempts, once `decide` accepts it as it is now. */
   deleteSubscription(id: string, decide: (current: Subscription | undefined) => void): Promise<void>;

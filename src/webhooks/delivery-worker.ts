@@ -1,0 +1,270 @@
+// The delivery worker: runs in every instance of the service, takes the deliveries that are due from the
+// store (on a shared store each is taken by one instance at a time, for a lease), sends each signed as
+// Standard Webhooks v1 says, and records the attempt with what follows it: done, retried on the schedule,
+// or the subscription disabled. Delivery is at least once: an instance that dies mid-attempt leaves its
+// deliveries to be taken again when their leases end, and a receiver de-duplicates on `webhook-id`.
+// It wakes when the store says deliveries may be due (a change on any instance) and when the earliest
+// pending one falls due; nothing polls faster than that.
+import type { Clock } from '../clock.js';
+import type { AttemptResult, DueDelivery, WebhookStore } from '../store/webhook-store.js';
+import type { DeliveryOutcome, DeliveryRequest } from './delivery-transport.js';
+import { newId } from './ids.js';
+import { nextAttemptDelayMs, parseRetryAfter } from './retry-schedule.js';
+import type { WebhookSettings } from './settings.js';
+import { signatureHeaders } from './signature.js';
+
+/** What the worker sends with: one attempt, never throwing for a failure of the network or the receiver. */
+export interface DeliverySender {
+  send(request: DeliveryRequest): Promise<DeliveryOutcome>;
+}
+
+/** What the worker tells of its work, for metrics and the log. */
+export interface DeliveryObserver {
+  attempted(outcome: 'delivered' | 'retrying' | 'failed' | 'disabled'): void;
+  disabled(subscriptionId: string, reason: string): void;
+}
+
+/** What the worker is made of. */
+export interface DeliveryWorkerParts {
+  store: WebhookStore;
+  sender: DeliverySender;
+  clock: Clock;
+  settings: WebhookSettings;
+  /** Whether the API key with this record id is still in force: a revoked key's subscriptions receive nothing more. */
+  isKeyActive(keyId: string): boolean;
+  /** Uniform in [0, 1): the retry schedule's jitter. */
+  random?: () => number;
+  observer?: DeliveryObserver;
+  /** The most attempts in flight at once, over every subscription. */
+  maxInFlight?: number;
+}
+
+/** The `User-Agent` of every delivery. */
+const USER_AGENT = 'animal-store-webhooks/1';
+/** Attempts in flight at once by default: enough for many receivers, few enough for one process's sockets. */
+const DEFAULT_MAX_IN_FLIGHT = 64;
+/** A lease outlives the attempt's own timeout by this much, so a slow but live attempt keeps its delivery. */
+const LEASE_MARGIN_MS = 30_000;
+/** The longest the worker sleeps without looking: a safety net for a notice lost with a database connection. */
+const MAX_SLEEP_MS = 30_000;
+/** How often events past retention are forgotten. */
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** A whole attempt counts as failed unless its status is 2xx (Standard Webhooks: success is any 2xx). */
+const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
+
+/** Delivers pending events until stopped. */
+export class DeliveryWorker {
+  readonly #parts: DeliveryWorkerParts;
+  readonly #random: () => number;
+  readonly #maxInFlight: number;
+  /** Subscription id → attempts in flight to it from this worker. */
+  readonly #held = new Map<string, number>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #again = false;
+  #stopped = true;
+  #timer: NodeJS.Timeout | undefined;
+  #purgeTimer: NodeJS.Timeout | undefined;
+  #unwatch: (() => void) | undefined;
+
+  constructor(parts: DeliveryWorkerParts) {
+    this.#parts = parts;
+    this.#random = parts.random ?? Math.random;
+    this.#maxInFlight = parts.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  }
+
+  /** Starts delivering: what is due now, then whatever falls due. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#unwatch = this.#parts.store.watch(() => this.poke());
+    this.#purgeTimer = setInterval(() => void this.#purge(), PURGE_EVERY_MS);
+    this.#purgeTimer.unref();
+    void this.#purge();
+    this.poke();
+  }
+
+  /** Attempts in flight now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Looks for due deliveries soon (a change may have made some due). */
+  poke(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = true;
+    void this.#cycle().finally(() => {
+      this.#running = false;
+      if (this.#again && !this.#stopped) {
+        this.#again = false;
+        this.poke();
+      }
+    });
+  }
+
+  /**
+   * Stops taking deliveries and waits up to `drainMs` for the attempts in flight; what is not finished
+   * then stays pending (its lease ends and it is attempted again, here after a restart or elsewhere).
+   */
+  async stop(drainMs: number): Promise<void> {
+    this.#stopped = true;
+    this.#unwatch?.();
+    clearTimeout(this.#timer);
+    clearInterval(this.#purgeTimer);
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#inFlight]),
+      new Promise((done) => {
+        timer = setTimeout(done, drainMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Claims what is due, up to the free slots, starts each attempt, then sleeps until the next is due. */
+  async #cycle(): Promise<void> {
+    const { store, clock, settings } = this.#parts;
+    try {
+      for (;;) {
+        this.#again = false;
+        const free = this.#maxInFlight - this.#inFlight.size;
+        if (free <= 0) return;
+        const due = await store.claimDue(
+          clock.now(),
+          free,
+          settings.timeoutMs + LEASE_MARGIN_MS,
+          settings.maxInFlightPerSubscription,
+          this.#held,
+        );
+        for (const delivery of due) this.#start(delivery);
+        if (due.length < free || this.#stopped) break;
+      }
+      await this.#sleepUntilDue();
+    } catch {
+      // The store is away (PostgreSQL down): try again after a while; readiness reports the store itself.
+      this.#sleep(MAX_SLEEP_MS / 6);
+    }
+  }
+
+  async #sleepUntilDue(): Promise<void> {
+    const dueMs = await this.#parts.store.nextDueMs();
+    const nowMs = this.#parts.clock.now();
+    this.#sleep(dueMs === undefined ? MAX_SLEEP_MS : Math.min(Math.max(dueMs - nowMs, 0), MAX_SLEEP_MS));
+  }
+
+  #sleep(ms: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.poke(), ms);
+    this.#timer.unref();
+  }
+
+  #start(delivery: DueDelivery): void {
+    const { subscriptionId } = delivery;
+    this.#held.set(subscriptionId, (this.#held.get(subscriptionId) ?? 0) + 1);
+    const attempt = this.#attempt(delivery)
+      .catch(() => {
+        // Recording failed (the store is away): the lease ends and the delivery is attempted again.
+      })
+      .finally(() => {
+        const held = (this.#held.get(subscriptionId) ?? 1) - 1;
+        if (held === 0) this.#held.delete(subscriptionId);
+        else this.#held.set(subscriptionId, held);
+        this.#inFlight.delete(attempt);
+        this.poke();
+      });
+    this.#inFlight.add(attempt);
+  }
+
+  async #attempt(delivery: DueDelivery): Promise<void> {
+    const { store, sender, clock, observer } = this.#parts;
+    if (!this.#parts.isKeyActive(delivery.ownerKeyId)) {
+      await store.dropDelivery(delivery.deliveryId);
+      return;
+    }
+    const attemptedAtMs = clock.now();
+    const body = delivery.event.json;
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signatureHeaders(delivery.secrets, delivery.event.id, Math.floor(attemptedAtMs / 1000), body),
+    };
+    const outcome = await sender.send({ url: delivery.url, headers, body });
+    const result = this.#decide(delivery, attemptedAtMs, outcome);
+    await store.finishAttempt(result);
+    if (result.disableReason !== undefined) observer?.disabled(delivery.subscriptionId, result.disableReason);
+    observer?.attempted(
+      result.delivered
+        ? 'delivered'
+        : result.disableReason !== undefined
+          ? 'disabled'
+          : result.nextAttemptAtMs === null
+            ? 'failed'
+            : 'retrying',
+    );
+  }
+
+  /** What an attempt's outcome means: done, retried when, or the subscription disabled, and the record of it. */
+  #decide(delivery: DueDelivery, attemptedAtMs: number, outcome: DeliveryOutcome): AttemptResult {
+    const { settings, clock } = this.#parts;
+    const delivered = isSuccess(outcome.status);
+    const endedMs = attemptedAtMs + outcome.durationMs;
+    let nextAttemptAtMs: number | null = null;
+    let disableReason: string | undefined;
+    let failingSinceMs: number | null = null;
+    if (!delivered) {
+      failingSinceMs = delivery.failingSinceMs ?? attemptedAtMs;
+      if (outcome.status === 410) {
+        disableReason = 'the endpoint answered 410 Gone';
+      } else if (endedMs - failingSinceMs >= settings.disableAfterMs) {
+        disableReason = `no delivery has succeeded since ${new Date(failingSinceMs).toISOString()}`;
+      } else {
+        const retryAfterMs =
+          (outcome.status === 429 || outcome.status === 503) && outcome.retryAfter !== undefined
+            ? parseRetryAfter(outcome.retryAfter, clock.now())
+            : undefined;
+        const waitMs = nextAttemptDelayMs({
+          attemptNumber: delivery.attemptsMade + 1,
+          waitsMs: settings.retryWaitsMs,
+          random: this.#random,
+          ...(retryAfterMs !== undefined && { retryAfterMs }),
+        });
+        if (waitMs !== undefined) nextAttemptAtMs = endedMs + waitMs;
+      }
+    }
+    const error = delivered
+      ? null
+      : (outcome.error ?? (outcome.status === null ? 'no answer' : `the receiver answered ${outcome.status}`));
+    const id = newId('att_');
+    const attemptJson = JSON.stringify({
+      id,
+      eventId: delivery.event.id,
+      type: delivery.event.type,
+      attemptedAt: new Date(attemptedAtMs).toISOString(),
+      status: outcome.status,
+      error,
+      durationMs: Math.max(0, Math.round(outcome.durationMs)),
+      nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs).toISOString(),
+      response: outcome.responseText,
+    });
+    return {
+      deliveryId: delivery.deliveryId,
+      subscriptionId: delivery.subscriptionId,
+      attempt: { id, subscriptionId: delivery.subscriptionId, json: attemptJson },
+      nextAttemptAtMs,
+      delivered,
+      failingSinceMs,
+      ...(disableReason !== undefined && { disableReason }),
+    };
+  }
+
+  async #purge(): Promise<void> {
+    const { store, clock, settings } = this.#parts;
+    await store.purge(clock.now() - settings.eventRetentionMs).catch(() => {});
+  }
+}

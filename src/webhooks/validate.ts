@@ -1,0 +1,100 @@
+// Validation of the webhook and event operations' input. Pure: values in, typed values or an ApiError
+// out. Beyond the schemas: a URL must be one the service may deliver to (address-policy.ts), a
+// description well-formed Unicode, a recovery time a real RFC 3339 instant.
+import { ApiError } from '../errors.js';
+import { EVENT_TYPES } from '../events/event.js';
+import { MAX_PAGE_SIZE } from '../schemas.js';
+import { createValidator, type FieldRules } from '../validation.js';
+import { validateWebhookUrl } from './address-policy.js';
+import {
+  ListEventsQuery,
+  ListWebhooksQuery,
+  MAX_DESCRIPTION_CODE_POINTS,
+  MAX_URL_CHARACTERS,
+  NewWebhook,
+  Recovery,
+  Redelivery,
+  WebhookUpdate,
+} from './schemas.js';
+
+const TYPES_RULE = `a non-empty list of distinct event types, each one of ${EVENT_TYPES.map((type) => `"${type}"`).join(', ')}`;
+const URL_RULE = `an absolute http or https URL of at most ${MAX_URL_CHARACTERS} characters`;
+const DESCRIPTION_RULE = `a string of at most ${MAX_DESCRIPTION_CODE_POINTS} characters`;
+
+const NEW_WEBHOOK_RULES: FieldRules = { url: URL_RULE, events: TYPES_RULE, description: DESCRIPTION_RULE };
+const UPDATE_RULES: FieldRules = {
+  url: URL_RULE,
+  events: TYPES_RULE,
+  description: `${DESCRIPTION_RULE}, or null`,
+  status: '"enabled" or "disabled"',
+};
+
+const checkNewWebhook = createValidator(NewWebhook, 'the webhook', NEW_WEBHOOK_RULES);
+const checkUpdate = createValidator(WebhookUpdate, 'the webhook update', UPDATE_RULES);
+const checkRedelivery = createValidator(Redelivery, 'the redelivery', { webhookId: 'a webhook id ("wh_...")' });
+const checkRecovery = createValidator(Recovery, 'the recovery', {
+  since: 'an RFC 3339 date and time, such as "2026-11-26T09:00:00Z"',
+});
+
+function fieldError(field: string, message: string): ApiError {
+  return new ApiError('invalid_body', message, [{ path: `/${field}`, message }]);
+}
+
+/** The URL as stored: checked to be one the service may deliver to. */
+function checkedUrl(raw: string, allowPrivate: boolean): string {
+  const checked = validateWebhookUrl(raw, { allowPrivate });
+  if (!checked.ok) throw fieldError('url', `"url" ${checked.reason}`);
+  return checked.url;
+}
+
+function checkDescription(description: string | null | undefined): void {
+  if (typeof description === 'string' && !description.isWellFormed())
+    throw fieldError('description', '"description" must be well-formed Unicode text (it contains a lone surrogate)');
+}
+
+/** Checks a `POST /webhooks` body. */
+export function validateNewWebhook(body: unknown, allowPrivate: boolean): NewWebhook {
+  const webhook = checkNewWebhook(body);
+  checkDescription(webhook.description);
+  return { ...webhook, url: checkedUrl(webhook.url, allowPrivate) };
+}
+
+/** Checks a `PATCH /webhooks/{id}` body. */
+export function validateWebhookUpdate(body: unknown, allowPrivate: boolean): WebhookUpdate {
+  const update = checkUpdate(body);
+  checkDescription(update.description);
+  return update.url === undefined ? update : { ...update, url: checkedUrl(update.url, allowPrivate) };
+}
+
+/** Checks a `POST /events/{id}/redeliver` body; an absent body is `{}`. */
+export function validateRedelivery(body: unknown): Redelivery {
+  return checkRedelivery(body ?? {});
+}
+
+// RFC 3339 §5.6 date-time: a full date, "T" (or "t"/space is not allowed here), a time, and an offset.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Checks a `POST /webhooks/{id}/recover` body; `since` as ms since the epoch. */
+export function validateRecovery(body: unknown): { since: string; sinceMs: number } {
+  const { since } = checkRecovery(body);
+  const sinceMs = RFC3339.test(since) ? Date.parse(since) : Number.NaN;
+  if (!Number.isFinite(sinceMs))
+    throw fieldError('since', '"since" must be an RFC 3339 date and time, such as "2026-11-26T09:00:00Z"');
+  return { since, sinceMs };
+}
+
+const PAGE_RULES: FieldRules = {
+  limit: `an integer from 1 to ${MAX_PAGE_SIZE} in plain decimal digits`,
+  cursor: 'the opaque value from the Link header of the previous page',
+};
+
+/** Checks a listing query of subscriptions or attempts (limit, cursor). */
+export const validateWebhookListQuery = createValidator(ListWebhooksQuery, 'the query', PAGE_RULES, 'query');
+
+/** Checks a listing query of events (limit, type, cursor). */
+export const validateEventListQuery = createValidator(
+  ListEventsQuery,
+  'the query',
+  { ...PAGE_RULES, type: `one of ${EVENT_TYPES.map((type) => `"${type}"`).join(', ')}` },
+  'query',
+);
