@@ -8,3 +8,13 @@ export type { Settings } from './config.js';
 export { ApiError, ERRORS, type ErrorCode } from './errors.js';
 export type { NewOrder, Order, OrderStatus, OrderUpdate } from './orders/schemas.js';
 export type { NewPet, Pet, PetStatus } from './pets/schemas.js';
+export { decodeWebhookSecret, type WebhookSecret } from './webhooks/signature.js';
+export {
+  type HeaderGetter,
+  type HeaderRecord,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  WebhookVerificationError,
+  type WebhookRequestHeaders,
+  type WebhookVerificationFailure,
+} from './webhooks/verify-webhook.js';

@@ -8,8 +8,9 @@
 import type { Clock } from '../clock.js';
 import type { AttemptResult, DueDelivery, WebhookStore } from '../store/webhook-store.js';
 import type { DeliveryOutcome, DeliveryRequest } from './delivery-transport.js';
-import { newId } from './ids.js';
-import { nextAttemptDelayMs, parseRetryAfter } from './retry-schedule.js';
+import { newAttemptId, newSubscriptionId } from './ids.js';
+import { parseRetryAfterMs } from './retry-after.js';
+import { honoursRetryAfter, nextAttemptDelayMs } from './retry-schedule.js';
 import type { WebhookSettings } from './settings.js';
 import { signatureHeaders } from './signature.js';
 
@@ -225,8 +226,8 @@ export class DeliveryWorker {
         disableReason = `no delivery has succeeded since ${new Date(failingSinceMs).toISOString()}`;
       } else {
         const retryAfterMs =
-          (outcome.status === 429 || outcome.status === 503) && outcome.retryAfter !== undefined
-            ? parseRetryAfter(outcome.retryAfter, clock.now())
+          outcome.status !== null && honoursRetryAfter(outcome.status)
+            ? parseRetryAfterMs(outcome.retryAfter, clock.now())
             : undefined;
         const waitMs = nextAttemptDelayMs({
           attemptNumber: delivery.attemptsMade + 1,
@@ -240,7 +241,7 @@ export class DeliveryWorker {
     const error = delivered
       ? null
       : (outcome.error ?? (outcome.status === null ? 'no answer' : `the receiver answered ${outcome.status}`));
-    const id = newId('att_');
+    const id = newAttemptId();
     const attemptJson = JSON.stringify({
       id,
       eventId: delivery.event.id,

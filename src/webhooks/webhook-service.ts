@@ -11,7 +11,7 @@ import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { CursorCodec } from '../service/cursor-codec.js';
 import type { Page } from '../store/store.js';
 import type { RememberedWrite, Subscription, SubscriptionSecret, WebhookStore } from '../store/webhook-store.js';
-import { newId } from './ids.js';
+import { newAttemptId, newSubscriptionId } from './ids.js';
 import type { WebhookSettings } from './settings.js';
 import { newWebhookSecret } from './signature.js';
 import { validateNewWebhook, validateRecovery, validateWebhookListQuery, validateWebhookUpdate } from './validate.js';
@@ -59,7 +59,7 @@ export class WebhookService {
     const nowMs = this.#clock.now();
     const subscription: Subscription = {
       seq: 0,
-      id: newId('wh_'),
+      id: newSubscriptionId(),
       ownerKeyId: owner,
       url: input.url,
       events: input.events,
