@@ -7,8 +7,8 @@
 // pending one falls due; nothing polls faster than that.
 import type { Clock } from '../clock.js';
 import type { AttemptResult, DueDelivery, WebhookStore } from '../store/webhook-store.js';
-import type { DeliveryOutcome, DeliveryRequest } from './delivery-transport.js';
-import { newAttemptId, newSubscriptionId } from './ids.js';
+import type { DeliveryRequest, DeliveryResult } from './delivery-transport.js';
+import { newAttemptId } from './ids.js';
 import { parseRetryAfterMs } from './retry-after.js';
 import { honoursRetryAfter, nextAttemptDelayMs } from './retry-schedule.js';
 import type { WebhookSettings } from './settings.js';
@@ -16,7 +16,7 @@ import { signatureHeaders } from './signature.js';
 
 /** What the worker sends with: one attempt, never throwing for a failure of the network or the receiver. */
 export interface DeliverySender {
-  send(request: DeliveryRequest): Promise<DeliveryOutcome>;
+  send(request: DeliveryRequest): Promise<DeliveryResult>;
 }
 
 /** What the worker tells of its work, for metrics and the log. */
@@ -211,9 +211,9 @@ export class DeliveryWorker {
   }
 
   /** What an attempt's outcome means: done, retried when, or the subscription disabled, and the record of it. */
-  #decide(delivery: DueDelivery, attemptedAtMs: number, outcome: DeliveryOutcome): AttemptResult {
+  #decide(delivery: DueDelivery, attemptedAtMs: number, outcome: DeliveryResult): AttemptResult {
     const { settings, clock } = this.#parts;
-    const delivered = isSuccess(outcome.status);
+    const delivered = outcome.error === null && isSuccess(outcome.status);
     const endedMs = attemptedAtMs + outcome.durationMs;
     let nextAttemptAtMs: number | null = null;
     let disableReason: string | undefined;

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { EVENT_TYPES } from '../events/event.js';
 import { MAX_PAGE_SIZE } from '../schemas.js';
 import { createValidator, type FieldRules } from '../validation.js';
-import { validateWebhookUrl } from './address-policy.js';
+import { validateWebhookUrl } from './webhook-url.js';
 import {
   ListEventsQuery,
   ListWebhooksQuery,
@@ -43,7 +43,7 @@ function fieldError(field: string, message: string): ApiError {
 /** The URL as stored: checked to be one the service may deliver to. */
 function checkedUrl(raw: string, allowPrivate: boolean): string {
   const checked = validateWebhookUrl(raw, { allowPrivate });
-  if (!checked.ok) throw fieldError('url', `"url" ${checked.reason}`);
+  if (!checked.ok) throw fieldError('url', `"${checked.reason.replace(/^url/, 'url"')}`);
   return checked.url;
 }
 

@@ -11,7 +11,7 @@ import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { CursorCodec } from '../service/cursor-codec.js';
 import type { Page } from '../store/store.js';
 import type { RememberedWrite, Subscription, SubscriptionSecret, WebhookStore } from '../store/webhook-store.js';
-import { newAttemptId, newSubscriptionId } from './ids.js';
+import { newSubscriptionId } from './ids.js';
 import type { WebhookSettings } from './settings.js';
 import { newWebhookSecret } from './signature.js';
 import { validateNewWebhook, validateRecovery, validateWebhookListQuery, validateWebhookUpdate } from './validate.js';
