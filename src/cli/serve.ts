@@ -21,6 +21,7 @@ import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
+import { stopWithParentUnderNpm } from './follow-parent.js';
 import { describeDatabase } from '../store/postgres/faults.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
@@ -156,6 +157,7 @@ export async function runServe(
       print,
       signals: STOP_SIGNALS,
     });
+    stopWithParentUnderNpm(env, (line) => logger.warn(line), primary.stop);
     const code = await primary.exited;
     if (code === 0) print(`animal-store stopped: all ${workers} workers drained\n`);
     stdout.flush();
@@ -203,6 +205,8 @@ export async function runServe(
     );
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
+  // Under npx a shell between npm and the service dies of the SIGTERM npm relays (see follow-parent.ts).
+  stopWithParentUnderNpm(env, (line) => logger.warn(line), stop);
   // Logged either way (success at info, failure at error), so an operator who sent the signal sees the outcome; a bad file keeps the keys in force.
   process.on(RELOAD_SIGNAL, () => {
     app.reloadKeys().then(
