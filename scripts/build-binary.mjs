@@ -102,8 +102,9 @@ if (external.length > 0)
     `build-binary: warning: the bundle can require() ${external.join(', ')}, which node ${nodeVersion} does not have; only code that never runs here may use them\n`,
   );
 
-// The /docs page's files (Swagger UI's) go into the executable as assets, under the names the service
-// reads them by (src/docs/docs-assets.ts): the binary serves the page with no node_modules beside it.
+// The /docs page's files (Swagger UI's, from the swagger-ui-dist development dependency) go into the
+// executable as assets, under the names the service reads them by (DOCS_ASSET_FILES of
+// src/docs/docs-assets.ts): the binary serves the page with no node_modules beside it.
 const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png'];
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const assets = Object.fromEntries(DOCS_ASSET_FILES.map((name) => [name, join(swaggerDir, name)]));

@@ -1,6 +1,7 @@
 // Turns TypeBox's validation errors into the contract's answer: `400 invalid_body` (or another code) with a
-// message that names each field and its rule, and `details` with one `{path, message}` per fault.
-import type { Static, TSchema } from 'typebox';
+// message that names each field and its rule, and `details` with one `{path, message}` per fault. The
+// service layer calls these validators on the input it is given (README "Layout": where HTTP ends).
+import type { Static, TInteger, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ApiError, type ErrorCode, type ErrorDetail } from './errors.js';
 import { MAX_PAGE_SIZE } from './schemas.js';
@@ -52,6 +53,24 @@ export function createListQueryValidator<S extends TSchema>(schema: S, statusRul
     },
     'query',
   );
+}
+
+/**
+ * The check of an id (`petId`, `orderId`) against its integer schema: a whole number in the schema's
+ * range. Anything else, text included, is `invalid_parameter` naming the id. Callers that read ids from
+ * text hand over the number when the text is plain decimal digits and the text itself otherwise, so the
+ * rule is stated once for every caller and the message says how to write the id.
+ */
+export function createIdValidator(schema: TInteger, name: string): Validate<number> {
+  const compiled = Compile(schema);
+  // TypeBox keeps an integer's bounds on the schema object without typing them.
+  const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+  const message = `"${name}" must be a whole number from ${minimum} to ${maximum} in plain decimal digits`;
+  const detail = `"${name}" must match ^[1-9][0-9]*$ and be at most ${maximum}`;
+  return (value: unknown): number => {
+    if (compiled.Check(value)) return value as number;
+    throw new ApiError('invalid_parameter', message, [{ path: name, message: detail }]);
+  };
 }
 
 interface SchemaFault {

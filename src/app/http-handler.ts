@@ -9,12 +9,12 @@ import { DocsPage } from '../http/docs-page.js';
 import { readDocsAssets } from '../docs/docs-assets.js';
 import type { KeyLookup } from '../http/authorization.js';
 import type { Route } from '../http/route.js';
+import { buildOpenApi } from '../http/openapi/document.js';
 import { Router } from '../http/router.js';
 import { orderRoutes } from '../http/routes/order-routes.js';
 import { petRoutes } from '../http/routes/pet-routes.js';
 import type { Limiter } from '../limits/index.js';
 import type { Logger } from '../logger.js';
-import { buildOpenApi } from '../openapi.js';
 import type { Service } from '../service/service.js';
 
 /** What the HTTP side is built from. */
@@ -54,8 +54,10 @@ export function apiRoutes(service: Service, settings: Settings): Route[] {
 /** The `(req, res)` listener of the service. */
 export function createHttpHandler(parts: HttpParts): Dispatcher {
   const { settings, service, logger } = parts;
+  // The route table: the router (and so each 405's Allow) and the OpenAPI paths both come from it.
+  const routes = apiRoutes(service, settings);
   const router = new Router<Route>();
-  for (const route of apiRoutes(service, settings)) router.add(route.method, route.path, route);
+  for (const route of routes) router.add(route.method, route.path, route);
   return createDispatcher({
     basePath: settings.basePath,
     router,
@@ -68,7 +70,9 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     maxInFlight: settings.maxInFlight,
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
     arrive: (scope, key) => service.idempotency.arrive(scope, key),
-    openapiJson: JSON.stringify(buildOpenApi(settings)),
+    openapiJson: JSON.stringify(
+      buildOpenApi({ routes, publicUrl: settings.publicUrl, stagingUrl: settings.stagingUrl }),
+    ),
     docs: settings.docs ? new DocsPage(readDocsAssets(), settings.basePath, 'animal-store API') : undefined,
     isAccepting: parts.isAccepting,
     checkReady: parts.checkReady,

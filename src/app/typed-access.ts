@@ -1,13 +1,11 @@
 // Typed access to the store for a program that embeds it: the service layer's operations, called without
-// HTTP, with the same input checks as the API, so validation, id assignment, durability, conflicts and
-// errors are exactly the API's (an ApiError with the error table's code) and nothing can bypass them.
+// HTTP. The service checks their input itself, as it does for the API, so validation, id assignment,
+// durability, conflicts and errors are exactly the API's (the same ApiErrors) and nothing can bypass them.
 // What belongs to HTTP (keys, rate limits, headers, the getPet sunset) does not apply.
 import type { Awaitable } from '../awaitable.js';
 import { ApiError } from '../errors.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
-import { validateNewOrder, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
-import { validateNewPet, validatePetListQuery } from '../pets/validate.js';
 import type { Service } from '../service/service.js';
 
 /** A page request, as the `limit`, `status` and `cursor` query parameters of a listing. */
@@ -41,48 +39,37 @@ export interface OrderAccess {
   update(id: number, status: 'delivered' | 'cancelled'): Promise<Order>;
 }
 
-/** Typed access over the service. */
+/** Typed access over the service, whose operations check their input as they do for HTTP. */
 export function typedAccess(service: Service): { pets: PetAccess; orders: OrderAccess } {
   return {
     pets: {
       get: async (id) => {
-        const found = await orMissing(() => service.pets.get(checkedId('petId', id)));
+        const found = await orMissing(() => service.pets.get(id));
         return found === undefined ? undefined : (JSON.parse(found.json) as Pet);
       },
       list: async (query = {}) => {
-        const page = await service.pets.list(validatePetListQuery(query));
+        const page = await service.pets.list(query);
         return { pets: page.items.map((pet) => JSON.parse(pet.json) as Pet), next: page.next, total: page.total };
       },
-      create: async (pet) => JSON.parse((await service.pets.create(validateNewPet(pet))).json) as Pet,
+      create: async (pet) => JSON.parse((await service.pets.create(pet)).json) as Pet,
     },
     orders: {
       get: async (id) => {
-        const found = await orMissing(() => service.orders.get(checkedId('orderId', id)));
+        const found = await orMissing(() => service.orders.get(id));
         return found === undefined ? undefined : (JSON.parse(found.json) as Order);
       },
       list: async (query = {}) => {
-        const page = await service.orders.list(validateOrderListQuery(query));
+        const page = await service.orders.list(query);
         return {
           orders: page.items.map((order) => JSON.parse(order.json) as Order),
           next: page.next,
           total: page.total,
         };
       },
-      place: async (petId) => JSON.parse((await service.orders.place(validateNewOrder({ petId }).petId)).json) as Order,
-      update: async (id, status) => {
-        const checked = checkedId('orderId', id);
-        return JSON.parse((await service.orders.move(checked, validateOrderUpdate({ status }).status)).json) as Order;
-      },
+      place: async (petId) => JSON.parse((await service.orders.place({ petId })).json) as Order,
+      update: async (id, status) => JSON.parse((await service.orders.move(id, { status })).json) as Order,
     },
   };
-}
-
-/** An id as the API's path parameters allow it: a whole number from 1 to 2^53 − 1. */
-function checkedId(name: string, id: unknown): number {
-  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) return id;
-  throw new ApiError('invalid_parameter', `"${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`, [
-    { path: name, message: `"${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}` },
-  ]);
 }
 
 /** The result of `read`, or undefined when it is `not_found`. */

@@ -21,8 +21,8 @@ Options:
   --verify FILE    Check a backup instead of taking one.
   -h, --help       Show this help.
 
-Example (cron, every night at 03:00):
-  0 3 * * * animal-store backup --data-dir /var/lib/animal-store --out /backups/animal-store-$(date +\\%F).backup
+Example (cron: every night at 03:00, one file per weekday, so a week is kept; % is escaped in a crontab):
+  0 3 * * * animal-store backup --data-dir /var/lib/animal-store --out /backups/animal-store-$(date +\\%a).backup
 
 ${EXIT_CODES_HELP}
 `;

@@ -21,6 +21,7 @@ import { createLogger } from '../logger.js';
 import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
+import { stopWithParentUnderNpm } from './follow-parent.js';
 import { describeDatabase } from '../store/postgres/faults.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
@@ -29,14 +30,21 @@ const DEFAULT_DATA_DIR = './data';
 /** Defaults as `animal-store serve` applies them: the library's, but for the data directory and the log level. */
 const SERVE_DEFAULTS: Settings = { ...DEFAULT_SETTINGS, dataDir: DEFAULT_DATA_DIR, logLevel: 'info' };
 
-/** A setting's default as a person would type it. */
-function defaultText(setting: Setting): string {
+/** A setting's default as a person would type it; undefined for one that is off unless set (--database-url). */
+function defaultText(setting: Setting): string | undefined {
   if ('limit' in setting) return String(resolveLimiterOptions()[setting.limit]);
   if ('serve' in setting) return String(SERVE_ONLY_DEFAULTS[setting.serve]);
   const value = SERVE_DEFAULTS[setting.option];
+  if (value === undefined) return undefined;
   if (setting.kind === 'date' && typeof value === 'number') return new Date(value).toISOString().slice(0, 10);
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
   return String(value);
+}
+
+/** The bracket after a setting's description: its variable, and its default when it has one. */
+function variableAndDefault(setting: Setting): string {
+  const value = defaultText(setting);
+  return `[${setting.env}${value === undefined ? '' : `; default ${value}`}]`;
 }
 
 /** `--flag VALUE`, `--trust-proxy [true|false]` for a yes/no flag, `--durability always|interval|never` for a choice. */
@@ -54,8 +62,7 @@ Serves the animal store API. Every option can also be set by its environment var
 
 Options:
 ${SETTINGS.map(
-  (setting) =>
-    `  ${flagUsage(setting).padEnd(34)} ${setting.description} [${setting.env}; default ${defaultText(setting)}]`,
+  (setting) => `  ${flagUsage(setting).padEnd(34)} ${setting.description} ${variableAndDefault(setting)}`,
 ).join('\n')}
   ${'-h, --help'.padEnd(34)} Show this help.
   ${'--version'.padEnd(34)} Print the version.
@@ -156,6 +163,7 @@ export async function runServe(
       print,
       signals: STOP_SIGNALS,
     });
+    stopWithParentUnderNpm(env, (line) => logger.warn(line), primary.stop);
     const code = await primary.exited;
     if (code === 0) print(`animal-store stopped: all ${workers} workers drained\n`);
     stdout.flush();
@@ -203,6 +211,8 @@ export async function runServe(
     );
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stop);
+  // Under npx a shell between npm and the service dies of the SIGTERM npm relays (see follow-parent.ts).
+  stopWithParentUnderNpm(env, (line) => logger.warn(line), stop);
   // Logged either way (success at info, failure at error), so an operator who sent the signal sees the outcome; a bad file keeps the keys in force.
   process.on(RELOAD_SIGNAL, () => {
     app.reloadKeys().then(

@@ -1,4 +1,5 @@
-// Reading the request target: its raw path and query, before any percent-decoding (README "How the API behaves").
+// Reading the request target: its raw path and query, before any percent-decoding (README "How the API behaves"),
+// and turning their text into the plain values the service checks.
 import { ApiError } from '../errors.js';
 
 /** The raw path (never decoded) and the raw query (without "?"; "" when absent) of a request target. */
@@ -84,15 +85,11 @@ export function parsePositiveInteger(text: string, max: number): number | undefi
   return value <= max ? value : undefined;
 }
 
-/** A path parameter holding an id (`petId`, `orderId`): `^[1-9][0-9]*$`, at most 2^53 − 1. */
-export function parseIdParameter(name: string, text: string): number {
-  const id = parsePositiveInteger(text, Number.MAX_SAFE_INTEGER);
-  if (id === undefined) {
-    throw new ApiError(
-      'invalid_parameter',
-      `Path parameter "${name}" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER} in plain decimal digits`,
-      [{ path: name, message: `"${name}" must match ^[1-9][0-9]*$ and be at most ${Number.MAX_SAFE_INTEGER}` }],
-    );
-  }
-  return id;
+/**
+ * A path segment that holds an id (`petId`, `orderId`), as a value: plain decimal digits
+ * (`^[1-9][0-9]*$`, at most 2^53 − 1) become the number; anything else stays the raw text, for the
+ * service to refuse with `invalid_parameter` naming the id (HTTP reads text, the service checks values).
+ */
+export function readIdSegment(text: string): number | string {
+  return parsePositiveInteger(text, Number.MAX_SAFE_INTEGER) ?? text;
 }

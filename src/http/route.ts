@@ -1,9 +1,11 @@
 // The shape of every route: what the dispatcher hands it once authentication, the limiter, routing and
-// body reading are done, and the answer it gives. Routes turn HTTP input into typed calls of the service
-// layer and its results into answers (status, JSON, headers); they are testable without sockets.
+// body reading are done, the answer it gives, and its description in the OpenAPI document, declared beside
+// its handler. Routes hand the service the request's input as HTTP read it (the service validates it) and
+// turn its results into answers (status, JSON, headers); they are testable without sockets.
 import type { Awaitable } from '../awaitable.js';
 import type { ApiKey } from '../auth/api-key.js';
 import type { Arrival } from '../idempotency/idempotency.js';
+import type { Operation } from './openapi/operation.js';
 
 /** What a route receives. */
 export interface RouteInput {
@@ -36,17 +38,42 @@ export interface Deprecation {
   replacement: string;
 }
 
-/** An API route bound to a method and path template. */
-export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+/** The methods API routes are declared with (`HEAD` is answered wherever `GET` is). */
+export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** A route as it is declared: method, path, its description in the OpenAPI document, and its handler. */
+export interface RouteDeclaration {
+  method: RouteMethod;
   /** Template relative to the base path, e.g. `/pets/{petId}`. */
   path: string;
-  operationId: string;
-  /** Media types of the JSON body this route reads; absent when it takes no body. */
-  bodyMediaTypes?: readonly string[];
+  /** What the OpenAPI document says of the route; required, so that no route exists undescribed. */
+  operation: Operation;
   deprecation?: Deprecation;
-  /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
-  acceptsIdempotencyKey?: boolean;
   /** The answer; at once when the service has it at once (an in-memory store), so no turn of the microtask queue is spent. */
   handle(input: RouteInput): Awaitable<Answer>;
+}
+
+/** An API route: its declaration, with what the dispatcher reads on every request taken from the description once. */
+export interface Route extends Readonly<RouteDeclaration> {
+  /** The operation's id (access log, metrics). */
+  readonly operationId: string;
+  /** Media types of the JSON body this route reads; undefined when it takes no body. */
+  readonly bodyMediaTypes: readonly string[] | undefined;
+  /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
+  readonly acceptsIdempotencyKey: boolean;
+}
+
+/** The route of `declaration`; one without its OpenAPI description is a programmer error. */
+export function defineRoute(declaration: RouteDeclaration): Route {
+  const { operation } = declaration;
+  if (operation === undefined) {
+    throw new TypeError(`route ${declaration.method} ${declaration.path} has no OpenAPI description (operation)`);
+  }
+  const mediaTypes = operation.requestBody?.mediaTypes;
+  return {
+    ...declaration,
+    operationId: operation.operationId,
+    bodyMediaTypes: mediaTypes === undefined ? undefined : Object.keys(mediaTypes),
+    acceptsIdempotencyKey: operation.acceptsIdempotencyKey === true,
+  };
 }

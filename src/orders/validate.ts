@@ -1,8 +1,8 @@
-// Validation of the order operations' input: the NewOrder and OrderUpdate bodies and the list query.
-// Pure: values in, typed values or an ApiError out; every entry point calls these before the service.
-import { createListQueryValidator, createValidator } from '../validation.js';
+// Validation of the order operations' input: the NewOrder and OrderUpdate bodies, the order id and the list
+// query. Pure: values in, typed values or an ApiError out; the order service calls these on what it is given.
+import { createIdValidator, createListQueryValidator, createValidator } from '../validation.js';
 import { MAX_ID } from '../pets/schemas.js';
-import { ListOrdersQuery, NewOrder, ORDER_STATUSES, OrderUpdate } from './schemas.js';
+import { ListOrdersQuery, NewOrder, ORDER_STATUSES, OrderId, OrderUpdate } from './schemas.js';
 
 const ORDER_STATUS_RULE = `one of ${ORDER_STATUSES.map((status) => `"${status}"`).join(', ')}`;
 
@@ -14,3 +14,6 @@ export const validateOrderUpdate = createValidator(OrderUpdate, 'OrderUpdate', {
 
 /** Checks a listing query of orders (limit, status, cursor); throws `invalid_query` naming each fault. */
 export const validateOrderListQuery = createListQueryValidator(ListOrdersQuery, ORDER_STATUS_RULE);
+
+/** Checks an order id: a whole number from 1 to 2^53 − 1; anything else is `invalid_parameter` naming `orderId`. */
+export const validateOrderId = createIdValidator(OrderId, 'orderId');

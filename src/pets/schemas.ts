@@ -1,5 +1,5 @@
 // The pet resources of the OpenAPI document as TypeBox schemas. The same objects validate requests
-// (compiled once, in validate.ts) and describe the API (openapi.ts); the TypeScript types flow from them.
+// (compiled once, in validate.ts) and describe the API (http/openapi/); the TypeScript types flow from them.
 import Type from 'typebox';
 
 /** The largest integer JSON can carry exactly: 2^53 − 1 (README "How the API behaves"). */

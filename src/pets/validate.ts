@@ -1,9 +1,9 @@
-// Validation of the pet operations' input: the NewPet body and the list query. Pure: values in, typed
-// values or an ApiError out. Every entry point (the HTTP routes, the library's typed access) calls these
-// before the service, which trusts its typed input.
+// Validation of the pet operations' input: the NewPet body, the pet id and the list query. Pure: values
+// in, typed values or an ApiError out. The pet service calls these on whatever it is given, so every
+// entry point (the HTTP routes, the library's typed access) gets the same checks and the same errors.
 import { ApiError } from '../errors.js';
-import { createListQueryValidator, createValidator, type FieldRules } from '../validation.js';
-import { ListPetsQuery, MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES } from './schemas.js';
+import { createIdValidator, createListQueryValidator, createValidator, type FieldRules } from '../validation.js';
+import { ListPetsQuery, MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES, PetId } from './schemas.js';
 
 const STATUS_RULE = `one of ${PET_STATUSES.map((status) => `"${status}"`).join(', ')}`;
 
@@ -30,3 +30,6 @@ export function validateNewPet(body: unknown): NewPet {
 
 /** Checks a listing query of pets (limit, status, cursor); throws `invalid_query` naming each fault. */
 export const validatePetListQuery = createListQueryValidator(ListPetsQuery, STATUS_RULE);
+
+/** Checks a pet id: a whole number from 1 to 2^53 − 1; anything else is `invalid_parameter` naming `petId`. */
+export const validatePetId = createIdValidator(PetId, 'petId');

@@ -2,19 +2,21 @@
 // An order is placed only for an available animal, which becomes pending; a placed order moves on once,
 // to delivered (the animal is sold) or cancelled (it is available again); nothing else moves. These are
 // the only changes of an animal's status after its creation. The rules are decided here and carried out
-// by the store atomically, on the pet and order it has locked.
+// by the store atomically, on the pet and order it has locked. Each operation checks its input as the
+// caller has it, once, against the schemas (orders/validate.ts), as the pet operations do.
 import type { Awaitable } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { OrderStatus } from '../orders/schemas.js';
+import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { StoredOrder } from '../orders/stored-order.js';
 import type { PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
 import type { OrderMove, Store } from '../store/store.js';
 import type { CursorCodec } from './cursor-codec.js';
 import { type Created, createdOf } from './created.js';
-import { type ListQuery, type Listing, listPage } from './listing.js';
+import { type Listing, listPage } from './listing.js';
 
 /** What an order's move does to its pet. */
 const PET_STATUS_AFTER: Record<Exclude<OrderStatus, 'placed'>, PetStatus> = {
@@ -57,20 +59,27 @@ export class OrderService {
     this.#clock = clock;
   }
 
-  /** One page of orders in ascending id order. */
-  list(query: ListQuery<OrderStatus>): Awaitable<Listing<StoredOrder, OrderStatus>> {
-    return listPage('orders', this.#cursors, query, (request) => this.#store.pageOrders(request));
+  /** One page of orders in ascending id order, for `query` (`limit`, `status`, `cursor`), as pets are listed. */
+  list(query: unknown): Awaitable<Listing<StoredOrder, OrderStatus>> {
+    return listPage('orders', this.#cursors, validateOrderListQuery(query), (request) =>
+      this.#store.pageOrders(request),
+    );
   }
 
-  /** The order with `id`; `not_found` when there is none. */
-  async get(id: number): Promise<StoredOrder> {
-    const order = await this.#store.getOrder(id);
-    if (order === undefined) throw new ApiError('not_found', `No order has id ${id}`);
+  /** The order with `id`; `invalid_parameter` when `id` is not an order id, `not_found` when there is none. */
+  async get(id: unknown): Promise<StoredOrder> {
+    const orderId = validateOrderId(id);
+    const order = await this.#store.getOrder(orderId);
+    if (order === undefined) throw new ApiError('not_found', `No order has id ${orderId}`);
     return order;
   }
 
-  /** Places an order for pet `petId` (404 unknown, 409 not available), once per Idempotency-Key. */
-  async place(petId: number, arrival?: Arrival): Promise<Created> {
+  /**
+   * Places the order `body` describes (`invalid_body` when it breaks NewOrder; 404 for an unknown pet,
+   * 409 for one not available), once per Idempotency-Key.
+   */
+  async place(body: unknown, arrival?: Arrival): Promise<Created> {
+    const { petId } = validateNewOrder(body);
     const outcome = await this.#idempotency.run(arrival, { petId }, 201, (remember) =>
       this.#store.placeOrder(
         petId,
@@ -82,8 +91,22 @@ export class OrderService {
     return createdOf(outcome);
   }
 
-  /** Moves order `id` to `to` (404 unknown, 409 a move the rules forbid). */
-  move(id: number, to: OrderStatus): Promise<StoredOrder> {
-    return this.#store.moveOrder(id, (order) => decideMove(id, order, to), this.#clock.now());
+  /**
+   * Moves order `id` on as `update` says (`{status}`, an OrderUpdate): the id is checked first
+   * (`invalid_parameter`), then the update (`invalid_body`); 404 unknown, 409 a move the rules forbid.
+   */
+  async move(id: unknown, update: unknown): Promise<StoredOrder> {
+    const orderId = validateOrderId(id);
+    const { status } = validateOrderUpdate(update);
+    return this.#moveTo(orderId, status);
+  }
+
+  /** Cancels order `id`: the same as moving it to `cancelled`. */
+  async cancel(id: unknown): Promise<StoredOrder> {
+    return this.#moveTo(validateOrderId(id), 'cancelled');
+  }
+
+  #moveTo(orderId: number, to: OrderStatus): Promise<StoredOrder> {
+    return this.#store.moveOrder(orderId, (order) => decideMove(orderId, order, to), this.#clock.now());
   }
 }

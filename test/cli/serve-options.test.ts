@@ -122,7 +122,7 @@ test('--help lists every setting with its variable, the limiter ones included', 
   for (const setting of SETTINGS)
     assert.match(
       SERVE_HELP,
-      new RegExp(`^  ${setting.flag} \\S+ +\\S.*\\[${setting.env}; default [^\\]]+\\]$`, 'm'),
+      new RegExp(`^  ${setting.flag} \\S+ +\\S.*\\[${setting.env}(; default [^\\]]+)?\\]$`, 'm'),
       setting.flag,
     );
   assert.match(
@@ -132,6 +132,16 @@ test('--help lists every setting with its variable, the limiter ones included', 
   assert.match(SERVE_HELP, /--trust-proxy \[true\|false\] .*; default false\]/, 'a yes/no flag shows its values');
   assert.match(SERVE_HELP, /--data-dir VALUE .*; default \.\/data\]/, "the CLI's own defaults are shown");
   assert.match(SERVE_HELP, /--ban-ms VALUE .*; default 900000\]/, 'limiter defaults are shown');
+});
+
+test('--help shows no default for a flag that is off unless given (never "default undefined")', () => {
+  assert.doesNotMatch(SERVE_HELP, /undefined/);
+  for (const [flag, env] of [
+    ['--database-url', 'ANIMAL_STORE_DATABASE_URL'],
+    ['--redis-url', 'ANIMAL_STORE_REDIS_URL'],
+    ['--metrics-port', 'ANIMAL_STORE_METRICS_PORT'],
+  ])
+    assert.match(SERVE_HELP, new RegExp(`^  ${flag} VALUE .*\\[${env}\\]$`, 'm'), flag);
 });
 
 test('a yes/no flag given alone means true; with a value it takes the value', () => {

@@ -113,3 +113,59 @@ test('orders: place, conflict, deliver, and the pet follows; all of it durable a
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('the API and typed access refuse the same input with the same error: the service checks it, once', async () => {
+  const server = await startServer();
+  try {
+    const { pets, orders } = server.app;
+    /** The Error body typed access would have answered: its ApiError as the API writes it. */
+    const refusal = async (attempt: Promise<unknown>): Promise<unknown> => {
+      try {
+        await attempt;
+      } catch (error) {
+        assert.ok(error instanceof ApiError, String(error));
+        return { code: error.code, message: error.message, status: error.status, details: error.details };
+      }
+      throw new Error('accepted');
+    };
+    const viaHttp = async (...args: Parameters<typeof call>): Promise<unknown> => {
+      const { code, message, status, details } = (await call(...args)).json as Record<string, unknown>;
+      return { code, message, status, details };
+    };
+    const pet = await pets.create({ name: 'Tom', categoryId: 2 });
+    const cases: Array<[string, Promise<unknown>, Promise<unknown>]> = [
+      ['pet id 0', viaHttp(server, 'GET', '/v1/pets/0'), refusal(pets.get(0))],
+      [
+        'pet id past 2^53 − 1',
+        viaHttp(server, 'GET', '/v1/pets/9007199254740992'),
+        refusal(pets.get(9007199254740992)),
+      ],
+      ['order id 0', viaHttp(server, 'GET', '/v1/store/orders/0'), refusal(orders.get(0))],
+      ['limit 500', viaHttp(server, 'GET', '/v1/pets?limit=500'), refusal(pets.list({ limit: 500 }))],
+      ['forged cursor', viaHttp(server, 'GET', '/v1/pets?cursor=forged'), refusal(pets.list({ cursor: 'forged' }))],
+      [
+        'empty name',
+        viaHttp(server, 'POST', '/v1/pets', { json: { name: '', categoryId: 1 } }),
+        refusal(pets.create({ name: '', categoryId: 1 })),
+      ],
+      [
+        'order for pet 0',
+        viaHttp(server, 'POST', '/v1/store/orders', { json: { petId: 0 } }),
+        refusal(orders.place(0)),
+      ],
+      [
+        'an order moved to an unknown state',
+        viaHttp(server, 'PATCH', `/v1/store/orders/1`, { json: { status: 'lost' } }),
+        refusal(orders.update(1, 'lost' as never)),
+      ],
+    ];
+    for (const [name, http, typed] of cases) {
+      const [fromHttp, fromTyped] = await Promise.all([http, typed]);
+      assert.deepEqual(fromTyped, fromHttp, name);
+      assert.equal((fromHttp as { status: number }).status, 400, name);
+    }
+    assert.deepEqual(await pets.get(pet.id), pet, 'nothing changed');
+  } finally {
+    await server.close();
+  }
+});

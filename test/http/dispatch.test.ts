@@ -1,24 +1,39 @@
 // The pipeline's own guarantees: bugs become a generic 500 logged with the request id, never detailed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Type from 'typebox';
 import { request } from 'undici';
 import { ApiError } from '../../src/errors.js';
-import type { Route } from '../../src/http/route.js';
+import { defineRoute, type Route } from '../../src/http/route.js';
+import type { Operation } from '../../src/http/openapi/operation.js';
 import { Router } from '../../src/http/router.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
 
 const AUTH = { authorization: `Bearer ${DISPATCH_KEY}` };
 
+/** The least description a test route needs: the pipeline reads only its id, body and Idempotency-Key. */
+function described(operationId: string, extra: Partial<Operation> = {}): Operation {
+  return {
+    operationId,
+    summary: operationId,
+    description: operationId,
+    success: { status: 200, description: 'done' },
+    errors: [],
+    ...extra,
+  };
+}
+
 test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
   const logged: Array<{ requestId: string; error: unknown }> = [];
-  const router = new Router<Route>().add('GET', '/boom', {
+  const boom = defineRoute({
     method: 'GET',
     path: '/boom',
-    operationId: 'boom',
+    operation: described('boom'),
     handle: async () => {
       throw new Error('secret internal detail /etc/passwd');
     },
   });
+  const router = new Router<Route>().add('GET', '/boom', boom);
   const served = await serveDispatcher({ router, logError: (requestId, error) => logged.push({ requestId, error }) });
   try {
     const response = await request(`${served.origin}/v1/boom`, { headers: { ...AUTH, 'x-request-id': 'req-42' } });
@@ -41,15 +56,16 @@ test('an error that is not an ApiError is a 500 internal_error, logged with the 
 test('beyond the in-flight bound a request gets an immediate 503 with Retry-After, and service resumes after', async () => {
   // A holder, so TypeScript does not narrow the callback the route sets away.
   const gate: { release: (() => void) | undefined } = { release: undefined };
-  const router = new Router<Route>().add('GET', '/slow', {
+  const slow = defineRoute({
     method: 'GET',
     path: '/slow',
-    operationId: 'slow',
+    operation: described('slow'),
     handle: () =>
       new Promise((resolve) => {
         gate.release = () => resolve({ status: 200, body: '{}' });
       }),
   });
+  const router = new Router<Route>().add('GET', '/slow', slow);
   const served = await serveDispatcher({ router, maxInFlight: 1, keyLimits: { perMinute: 1000, perDay: 10000 } });
   try {
     const url = `${served.origin}/v1/slow`;
@@ -89,17 +105,19 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
     ['/ok', false],
     ['/fails', true],
   ] as const) {
-    router.add('POST', path, {
+    const route = defineRoute({
       method: 'POST',
       path,
-      operationId: path.slice(1),
-      bodyMediaTypes: ['application/json'],
-      acceptsIdempotencyKey: true,
+      operation: described(path.slice(1), {
+        acceptsIdempotencyKey: true,
+        requestBody: { schema: Type.Object({}), mediaTypes: { 'application/json': { example: {} } } },
+      }),
       handle: async () => {
         if (fails) throw new ApiError('conflict', 'refused');
         return { status: 201, body: '{}' };
       },
     });
+    router.add('POST', path, route);
   }
   const served = await serveDispatcher({
     router,

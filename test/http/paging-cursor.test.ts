@@ -69,6 +69,17 @@ test('a forged, truncated or foreign cursor is refused', () => {
   }
 });
 
+test('a refused cursor is named in the words of the domain: the cursor, not a query parameter', () => {
+  const cursor = codec.issue('pets', 'sold', 42);
+  for (const message of [
+    refusal(() => codec.read(cursor, 'orders', 'sold')),
+    refusal(() => codec.read('x', 'pets', '')),
+  ]) {
+    assert.match(message, /^The cursor (was issued for another listing or filter|was not issued by this service); /);
+    assert.doesNotMatch(message, /query|parameter/i);
+  }
+});
+
 test('a short secret is a programmer error', () => {
   assert.throws(() => new CursorCodec(Buffer.alloc(8)), TypeError);
 });

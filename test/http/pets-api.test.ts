@@ -72,7 +72,7 @@ test('an unknown pet is 404 not_found, and a malformed petId 400, both with the 
       reply.json,
       {
         code: 'invalid_parameter',
-        message: `Path parameter "petId" must be a whole number from 1 to 9007199254740991 in plain decimal digits`,
+        message: `"petId" must be a whole number from 1 to 9007199254740991 in plain decimal digits`,
         status: 400,
         details: [{ path: 'petId', message: '"petId" must match ^[1-9][0-9]*$ and be at most 9007199254740991' }],
       },

@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import { ApiError } from '../../src/errors.js';
 import {
   parameters,
-  parseIdParameter,
   parsePositiveInteger,
+  readIdSegment,
   readQuery,
   splitTarget,
 } from '../../src/http/request-target.js';
+import { validatePetId } from '../../src/pets/validate.js';
 
 test('the target splits into the raw path and the raw query', () => {
   assert.deepEqual(splitTarget('/v1/pets?limit=5&x=%20'), { path: '/v1/pets', query: 'limit=5&x=%20' });
@@ -54,9 +55,10 @@ test('a known query parameter sent twice is invalid_query naming it', () => {
   assert.deepEqual(readQuery('foo=1&foo=2', ['limit']), {});
 });
 
-test('path ids are plain decimal digits from 1 to 2^53 − 1', () => {
-  assert.equal(parseIdParameter('petId', '1'), 1);
-  assert.equal(parseIdParameter('petId', '9007199254740991'), 9007199254740991);
+test('path ids are plain decimal digits from 1 to 2^53 − 1: HTTP reads the number, the pet service refuses the rest', () => {
+  assert.equal(readIdSegment('1'), 1);
+  assert.equal(readIdSegment('9007199254740991'), 9007199254740991);
+  assert.equal(validatePetId(readIdSegment('9007199254740991')), 9007199254740991);
   for (const bad of [
     'abc',
     '0',
@@ -74,8 +76,9 @@ test('path ids are plain decimal digits from 1 to 2^53 − 1', () => {
     ' 1',
     '..',
   ]) {
+    assert.equal(readIdSegment(bad), bad, `${bad} stays text`);
     assert.throws(
-      () => parseIdParameter('petId', bad),
+      () => validatePetId(readIdSegment(bad)),
       (error: unknown) =>
         error instanceof ApiError && error.code === 'invalid_parameter' && error.message.includes('"petId"'),
       bad,

@@ -1,11 +1,24 @@
 // The package as a consumer gets it: `npm run build`, `npm pack`, install the tarball into a fresh
-// project, then import both entry points, serve a request, type-check against the .d.ts, and run the bin.
+// project, then import both entry points, serve a request and the /docs page, type-check against the
+// .d.ts, and run the bin (through npx too, stopped as a supervisor stops it). The consumer's lock shows
+// that installing runs no install-time script (Swagger UI's files are built in, not a dependency).
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { assertRan, npmMissing, ROOT, run } from './run.js';
+import {
+  isRunning,
+  killGroup,
+  lockOwner,
+  portFree,
+  startSupervised,
+  waitFor,
+  waitForListeningPort,
+  within,
+} from '../helpers/supervised.js';
+import { assertRan, childEnv, npmMissing, ROOT, run } from './run.js';
 
 const skip = npmMissing();
 let work = '';
@@ -62,6 +75,12 @@ test('the tarball holds the built package and no sources, tests or binaries', { 
     'dist/client/index.d.ts',
     'dist/cli.js',
     'dist/storage/index.js',
+    // The /docs page's files, built into the package (no swagger-ui-dist at run time), with their licenses.
+    'dist/docs/assets/swagger-ui-bundle.js',
+    'dist/docs/assets/swagger-ui.css',
+    'dist/docs/assets/favicon-32x32.png',
+    'dist/docs/assets/LICENSE',
+    'dist/docs/assets/NOTICE',
   ]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
@@ -112,6 +131,103 @@ try {
     assert.deepEqual(pet, { id: 1, name: 'Packed', categoryId: 4, status: 'available' });
     assert.deepEqual(page, { pets: [pet], total: 1 });
     assert.deepEqual(health, { status: 'ok' });
+  },
+);
+
+test(
+  "installing the package runs no install-time script: the consumer's lock marks none, and holds no swagger-ui-dist or @scarf/scarf",
+  { skip },
+  async () => {
+    const lock = JSON.parse(await readFile(join(consumer, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    const paths = Object.keys(lock.packages);
+    assert.ok(paths.includes('node_modules/animal-store'), paths.join('\n'));
+    assert.deepEqual(
+      paths.filter((path) => lock.packages[path]?.hasInstallScript === true),
+      [],
+    );
+    assert.deepEqual(
+      paths.filter((path) => /(^|\/)node_modules\/(swagger-ui-dist|@scarf\/scarf)$/.test(path)),
+      [],
+    );
+  },
+);
+
+test(
+  "the installed package serves /docs from its own copy of Swagger UI's files",
+  { skip, timeout: 30_000 },
+  async () => {
+    assert.ok(!existsSync(join(consumer, 'node_modules', 'swagger-ui-dist')), 'swagger-ui-dist is not installed');
+    await writeFile(
+      join(consumer, 'docs.mjs'),
+      `
+import { createAnimalStore } from 'animal-store';
+const app = await createAnimalStore({ logLevel: 'silent' });
+const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
+try {
+  const page = await fetch(url + '/docs');
+  const files = {};
+  for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png']) {
+    const response = await fetch(url + '/docs/' + name);
+    files[name] = { status: response.status, bytes: Buffer.from(await response.arrayBuffer()).toString('base64') };
+  }
+  console.log(JSON.stringify({ page: { status: page.status, text: await page.text() }, files }));
+} finally {
+  await app.close();
+}
+`,
+    );
+    const ran = await run(process.execPath, ['docs.mjs'], { cwd: consumer, timeoutMs: 20_000 });
+    assertRan(ran, 'node docs.mjs');
+    const { page, files } = JSON.parse(ran.stdout) as {
+      page: { status: number; text: string };
+      files: Record<string, { status: number; bytes: string }>;
+    };
+    assert.equal(page.status, 200);
+    assert.match(page.text, /\/docs\/swagger-ui-bundle\.js/);
+    const assets = join(consumer, 'node_modules', 'animal-store', 'dist', 'docs', 'assets');
+    for (const [name, file] of Object.entries(files)) {
+      assert.equal(file.status, 200, name);
+      assert.ok(Buffer.from(file.bytes, 'base64').equals(await readFile(join(assets, name))), `${name} as installed`);
+    }
+  },
+);
+
+test(
+  "npx animal-store serve in the consumer: SIGTERM to npx's pid stops the service gracefully, and no process is left",
+  {
+    skip: skip ?? (process.platform === 'win32' ? 'npx runs commands with cmd.exe on Windows' : false),
+    timeout: 120_000,
+  },
+  async () => {
+    const dataDir = join(work, 'npx-data');
+    const npx = startSupervised(
+      'npx',
+      ['--no-install', 'animal-store', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+      { cwd: consumer, env: childEnv() },
+    );
+    let service: number | undefined;
+    try {
+      const port = await waitForListeningPort(npx, 60_000);
+      service = await lockOwner(dataDir);
+      assert.notEqual(service, npx.process.pid, 'the service runs in a process of its own under npx');
+      npx.process.kill('SIGTERM');
+      await within(npx.exited, 30_000, () => `npx to exit after SIGTERM:\n${npx.output()}`);
+      const pid = service;
+      // npx's shell dies of the SIGTERM npm relays to it; the service notices its parent is gone.
+      await waitFor(
+        () => (isRunning(pid) ? undefined : true),
+        30_000,
+        () => `the service (pid ${pid}) to exit after npx did:\n${npx.output()}`,
+      );
+      assert.match(npx.output(), /animal-store stopped: 0 requests drained, data saved/);
+      assert.ok(!existsSync(join(dataDir, 'LOCK')), 'the lock is released');
+      assert.ok(await portFree(port), 'the port is free');
+    } finally {
+      killGroup(npx);
+      if (service !== undefined && isRunning(service)) process.kill(service, 'SIGKILL');
+    }
   },
 );
 
