@@ -13,6 +13,8 @@ import { buildOpenApi } from '../http/openapi/document.js';
 import { Router } from '../http/router.js';
 import { orderRoutes } from '../http/routes/order-routes.js';
 import { petRoutes } from '../http/routes/pet-routes.js';
+import { eventWebhooks } from '../http/routes/event-webhooks.js';
+import { webhookRoutes } from '../http/routes/webhook-routes.js';
 import type { Limiter } from '../limits/index.js';
 import type { Logger } from '../logger.js';
 import type { Service } from '../service/service.js';
@@ -48,6 +50,7 @@ export function apiRoutes(service: Service, settings: Settings): Route[] {
       },
     }),
     ...orderRoutes(service, basePath),
+    ...webhookRoutes(service, basePath),
   ];
 }
 
@@ -71,7 +74,12 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
     arrive: (scope, key) => service.idempotency.arrive(scope, key),
     openapiJson: JSON.stringify(
-      buildOpenApi({ routes, publicUrl: settings.publicUrl, stagingUrl: settings.stagingUrl }),
+      buildOpenApi({
+        routes,
+        webhooks: eventWebhooks(),
+        publicUrl: settings.publicUrl,
+        stagingUrl: settings.stagingUrl,
+      }),
     ),
     docs: settings.docs ? new DocsPage(readDocsAssets(), settings.basePath, 'animal-store API') : undefined,
     isAccepting: parts.isAccepting,

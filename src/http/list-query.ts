@@ -4,12 +4,30 @@
 import { parsePositiveInteger, readQuery } from './request-target.js';
 
 const QUERY_NAMES = ['limit', 'status', 'cursor'] as const;
+const EVENT_QUERY_NAMES = ['limit', 'type', 'cursor'] as const;
 
 /** A listing's query as HTTP read it: `limit` a number when it is plain decimal digits, else the text. */
 export interface ListQueryInput {
   limit?: number | string;
   status?: string;
   cursor?: string;
+}
+
+/** The events listing's query as HTTP read it: its filter is `type`. */
+export interface EventListQueryInput {
+  limit?: number | string;
+  type?: string;
+  cursor?: string;
+}
+
+/** The events listing query of `rawQuery` (`limit`, `type`, `cursor`), unchecked but for repeats. */
+export function readEventListQuery(rawQuery: string): EventListQueryInput {
+  const raw = readQuery(rawQuery, EVENT_QUERY_NAMES);
+  const query: EventListQueryInput = {};
+  if (raw.limit !== undefined) query.limit = parsePositiveInteger(raw.limit, Number.MAX_SAFE_INTEGER) ?? raw.limit;
+  if (raw.type !== undefined) query.type = raw.type;
+  if (raw.cursor !== undefined) query.cursor = raw.cursor;
+  return query;
 }
 
 /** The listing query of the raw query string `rawQuery`, unchecked but for repeats. */

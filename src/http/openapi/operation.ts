@@ -15,7 +15,7 @@ export interface HeaderDescription {
 /** A path or query parameter, its schema one that validates it. */
 export interface Parameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description: string;
   schema: TSchema;

@@ -4,6 +4,20 @@ import type { TSchema } from 'typebox';
 import { NewOrder, Order, Orders, OrderStatus, OrderUpdate } from '../../orders/schemas.js';
 import { NewPet, Pet, Pets, PetStatus } from '../../pets/schemas.js';
 import { ErrorSchema } from '../../schemas.js';
+import { EventType } from '../../events/event.js';
+import {
+  Attempt,
+  Attempts,
+  Event,
+  NewWebhook,
+  Recovery,
+  RecoveryAnswer,
+  Redelivery,
+  Webhook,
+  Webhooks,
+  WebhookUpdate,
+  WebhookWithSecret,
+} from '../../webhooks/schemas.js';
 
 /** A JSON value of the document. */
 export type Json = Record<string, unknown>;
@@ -24,6 +38,18 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   NewOrder,
   OrderUpdate,
   OrderStatus,
+  EventType,
+  Event,
+  Webhook,
+  Webhooks,
+  WebhookWithSecret,
+  NewWebhook,
+  WebhookUpdate,
+  Attempt,
+  Attempts,
+  Redelivery,
+  Recovery,
+  RecoveryAnswer,
 };
 
 /** JSON Schema's `enum` without `type` leaves code generators guessing: a string enum says it is one. */
