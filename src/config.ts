@@ -8,9 +8,11 @@ import type { LimiterOptions } from './limits/index.js';
 import { MAX_REFUSALS_BEFORE_BAN } from './limits/options.js';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
 import { assertKnownOptions } from './option-names.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings.js';
 
 /** How a setting's text (flag or environment) becomes a value. */
 type Kind =
+  | 'msList'
   | 'port'
   | 'integer'
   | 'string'
@@ -56,6 +58,11 @@ export interface ServeOnlySettings {
 }
 
 export const SERVE_ONLY_DEFAULTS: ServeOnlySettings = { workers: 1 };
+
+/** Longest webhook time setting, in ms: a year, far past any schedule, and safe to add to a timestamp. */
+const MAX_WEBHOOK_MS = 366 * 86_400_000;
+/** Most webhook retries: the default schedule has seven. */
+const MAX_WEBHOOK_RETRIES = 100;
 
 /** Most workers settable: far past the cores of any one machine. */
 const MAX_WORKERS = 1024;
@@ -119,6 +126,18 @@ export interface Settings {
   metricsPort: number | undefined;
   /** The address the metrics listener binds to. */
   metricsHost: string;
+  /** The waits before each retry of a webhook delivery, in ms (docs/events.md). */
+  webhookRetryMs: number[];
+  /** How long one delivery attempt may take, in ms. */
+  webhookTimeoutMs: number;
+  /** A webhook failing with no success for this long is disabled, in ms. */
+  webhookDisableAfterMs: number;
+  /** How long a rotated-out webhook secret still signs, in ms. */
+  webhookSecretOverlapMs: number;
+  /** How long events and delivery attempts are kept, in ms. */
+  eventRetentionMs: number;
+  /** Whether webhooks may reach loopback, private and other internal addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -155,7 +174,26 @@ export const DEFAULT_SETTINGS: Settings = {
   limiterUnavailable: 'closed',
   metricsPort: undefined,
   metricsHost: '127.0.0.1',
+  webhookRetryMs: [...DEFAULT_WEBHOOK_SETTINGS.retryWaitsMs],
+  webhookTimeoutMs: DEFAULT_WEBHOOK_SETTINGS.timeoutMs,
+  webhookDisableAfterMs: DEFAULT_WEBHOOK_SETTINGS.disableAfterMs,
+  webhookSecretOverlapMs: DEFAULT_WEBHOOK_SETTINGS.secretOverlapMs,
+  eventRetentionMs: DEFAULT_WEBHOOK_SETTINGS.eventRetentionMs,
+  webhookAllowPrivate: DEFAULT_WEBHOOK_SETTINGS.allowPrivate,
 };
+
+/** The webhook part of `settings`, as the webhook service and the delivery worker take it. */
+export function webhookSettingsOf(settings: Settings): WebhookSettings {
+  return {
+    ...DEFAULT_WEBHOOK_SETTINGS,
+    retryWaitsMs: settings.webhookRetryMs,
+    timeoutMs: settings.webhookTimeoutMs,
+    disableAfterMs: settings.webhookDisableAfterMs,
+    secretOverlapMs: settings.webhookSecretOverlapMs,
+    eventRetentionMs: settings.eventRetentionMs,
+    allowPrivate: settings.webhookAllowPrivate,
+  };
+}
 
 export const SETTINGS: readonly Setting[] = [
   {
@@ -404,6 +442,52 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Address the metrics listener binds to.',
   },
   {
+    option: 'webhookRetryMs',
+    flag: '--webhook-retry-ms',
+    env: 'ANIMAL_STORE_WEBHOOK_RETRY_MS',
+    kind: 'msList',
+    description: 'Waits before each webhook retry, comma-separated ms (each ±20 %).',
+  },
+  {
+    option: 'webhookTimeoutMs',
+    flag: '--webhook-timeout-ms',
+    env: 'ANIMAL_STORE_WEBHOOK_TIMEOUT_MS',
+    kind: 'integer',
+    max: MAX_WEBHOOK_MS,
+    description: 'Longest a webhook delivery attempt may take, in ms.',
+  },
+  {
+    option: 'webhookDisableAfterMs',
+    flag: '--webhook-disable-after-ms',
+    env: 'ANIMAL_STORE_WEBHOOK_DISABLE_AFTER_MS',
+    kind: 'integer',
+    max: MAX_WEBHOOK_MS,
+    description: 'A webhook failing this long with no success is disabled, in ms.',
+  },
+  {
+    option: 'webhookSecretOverlapMs',
+    flag: '--webhook-secret-overlap-ms',
+    env: 'ANIMAL_STORE_WEBHOOK_SECRET_OVERLAP_MS',
+    kind: 'integer',
+    max: MAX_WEBHOOK_MS,
+    description: 'How long a rotated-out webhook secret still signs, in ms.',
+  },
+  {
+    option: 'eventRetentionMs',
+    flag: '--event-retention-ms',
+    env: 'ANIMAL_STORE_EVENT_RETENTION_MS',
+    kind: 'integer',
+    max: MAX_WEBHOOK_MS,
+    description: 'How long events and delivery attempts are kept, in ms.',
+  },
+  {
+    option: 'webhookAllowPrivate',
+    flag: '--webhook-allow-private',
+    env: 'ANIMAL_STORE_WEBHOOK_ALLOW_PRIVATE',
+    kind: 'boolean',
+    description: 'Let webhooks reach loopback, private and other internal addresses.',
+  },
+  {
     serve: 'workers',
     flag: '--workers',
     env: 'ANIMAL_STORE_WORKERS',
@@ -424,6 +508,14 @@ export function parseSettingText(setting: Setting, text: string, source: string)
     }
     case 'integer':
       return parseIntegerText(text, source, setting.max);
+    case 'msList': {
+      const waits = text.split(',').map((item) => item.trim());
+      if (waits.length > MAX_WEBHOOK_RETRIES || waits.some((item) => !/^[0-9]+$/.test(item)))
+        throw new TypeError(
+          `${source} must be at most ${MAX_WEBHOOK_RETRIES} waits in ms, comma-separated, such as 5000,300000, not "${text}"`,
+        );
+      return waits.map((item) => parseIntegerText(item, source, MAX_WEBHOOK_MS));
+    }
     case 'workers':
       if (text === 'auto') return availableParallelism();
       if (!/^[0-9]+$/.test(text)) throw new TypeError(`${source} must be a whole number or auto, not "${text}"`);
@@ -606,6 +698,23 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     throw new TypeError('option redisPrefix must be a string such as "animal-store:"');
   if (settings.limiterUnavailable !== 'closed' && settings.limiterUnavailable !== 'open')
     throw new TypeError('option limiterUnavailable must be "closed" or "open"');
+  if (
+    !Array.isArray(settings.webhookRetryMs) ||
+    settings.webhookRetryMs.length > MAX_WEBHOOK_RETRIES ||
+    !settings.webhookRetryMs.every((wait) => Number.isSafeInteger(wait) && wait >= 0 && wait <= MAX_WEBHOOK_MS)
+  )
+    throw new TypeError(`option webhookRetryMs must be a list of at most ${MAX_WEBHOOK_RETRIES} waits in ms`);
+  for (const name of [
+    'webhookTimeoutMs',
+    'webhookDisableAfterMs',
+    'webhookSecretOverlapMs',
+    'eventRetentionMs',
+  ] as const) {
+    if (!Number.isSafeInteger(settings[name]) || settings[name] < 1 || settings[name] > MAX_WEBHOOK_MS)
+      throw new TypeError(`option ${name} must be a whole number of ms from 1 to ${MAX_WEBHOOK_MS}`);
+  }
+  if (typeof settings.webhookAllowPrivate !== 'boolean')
+    throw new TypeError('option webhookAllowPrivate must be true or false');
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }
