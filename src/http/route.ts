@@ -2,7 +2,7 @@
 // body reading are done, and the answer it gives. Routes turn HTTP input into typed calls of the service
 // layer and its results into answers (status, JSON, headers); they are testable without sockets.
 import type { Awaitable } from '../awaitable.js';
-import type { ApiKey } from '../auth/api-key.js';
+import type { ApiKey } from '../keys/api-key.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 
 /** What a route receives. */
