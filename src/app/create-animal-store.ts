@@ -3,9 +3,9 @@
 // opens a port.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Settings } from '../config.js';
+import { loadKeys } from '../keys/service-keys.js';
 import { createService } from '../service/service.js';
 import { createHttpHandler } from './http-handler.js';
-import { loadKeys } from './keys.js';
 import { type Listening, Listeners } from './listener.js';
 import { openLimiter, openStore } from './open-backends.js';
 import { type AnimalStoreOptions, resolveOptions } from './options.js';
@@ -31,7 +31,7 @@ export interface AnimalStore {
   readonly settings: Settings;
   /** The key created on this first start, if one was: shown once, never stored. */
   readonly firstKey: string | undefined;
-  /** Reads the store's keys again (also done whenever they change, and on SIGHUP in the CLI). */
+  /** Reads the store's keys again (also done whenever they change, and on SIGUSR2 in `animal-store serve`). */
   reloadKeys(): Promise<void>;
 }
 
@@ -39,12 +39,15 @@ export interface AnimalStore {
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
   const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
   const warn = (line: string): void => logger.warn(line);
-  const store = await openStore(settings, clock, warn);
+  const { store, journal } = await openStore(settings, clock, warn);
   let keys: Awaited<ReturnType<typeof loadKeys>>;
   let limiter: Awaited<ReturnType<typeof openLimiter>> | undefined;
   try {
-    limiter = await openLimiter(settings, clock, limits, warn);
-    keys = await loadKeys(store.keys, { fixedKeys, createFirstKey, clock, limiter, warn });
+    const opened = await openLimiter(settings, clock, limits, warn);
+    limiter = opened;
+    // A revoked key's buckets and ban are forgotten whenever the keys are read again.
+    const forgetKey = (id: string) => opened.forgetKey(id);
+    keys = await loadKeys(store.keys, { fixedKeys, createFirstKey, clock, forgetKey, warn });
   } catch (error) {
     // Nothing opened is left open: a connection to Redis or PostgreSQL would keep the process alive.
     await limiter?.close().catch(() => {});
@@ -64,7 +67,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   const metrics =
     settings.metricsPort === undefined
       ? undefined
-      : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight());
+      : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight(), journal);
 
   let accepting = true;
   const handler = createHttpHandler({

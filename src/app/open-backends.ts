@@ -1,25 +1,40 @@
-// Which store and which limiter a configuration names, opened. With a database URL the PostgreSQL store;
-// otherwise the embedded store in the data directory (or in memory without one). With a Redis URL the
-// limiter shared through Redis; otherwise the in-memory one, which keeps its state file in the data
-// directory, if there is one.
+// Which store and which limiter a configuration names, opened; the one place that decides. With a
+// database URL the PostgreSQL store; otherwise the embedded store in the data directory (or in memory
+// without one). With a Redis URL the limiter shared through Redis; otherwise the in-memory one, which
+// keeps its state file in the data directory, if there is one. describe-backends.ts says what the same
+// choice means, for whoever must know without opening anything (the command line).
 import { join, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
 import { type Limiter, type LimiterOptions, MemoryLimiter } from '../limits/index.js';
+import type { JournalWatch } from '../storage/journal-watch.js';
 import { openEmbeddedStore } from '../store/embedded/open-embedded-store.js';
 import type { Store } from '../store/store.js';
 
 /** The in-memory limiter's state file inside the data directory. */
 export const LIMITER_STATE_FILE = 'limits.json';
 
+/** An opened store, and what only the composition root hands on: the journal, for metrics, if it has one. */
+export interface OpenedStore {
+  store: Store;
+  /** The embedded store's journal on a data directory; undefined for PostgreSQL and in memory. */
+  journal: JournalWatch | undefined;
+}
+
 /** Opens the store the settings name. */
-export async function openStore(settings: Settings, clock: Clock, warn: (line: string) => void): Promise<Store> {
+export async function openStore(settings: Settings, clock: Clock, warn: (line: string) => void): Promise<OpenedStore> {
   if (settings.databaseUrl !== undefined) {
     // Loaded only when asked for: the embedded default never loads the PostgreSQL driver.
     const { openPostgresStore } = await import('../store/postgres/open-postgres-store.js');
-    return openPostgresStore({ databaseUrl: settings.databaseUrl, poolSize: settings.databasePoolSize, clock, warn });
+    const store = await openPostgresStore({
+      databaseUrl: settings.databaseUrl,
+      poolSize: settings.databasePoolSize,
+      clock,
+      warn,
+    });
+    return { store, journal: undefined };
   }
-  return openEmbeddedStore({
+  const store = await openEmbeddedStore({
     dataDir: settings.dataDir === undefined ? undefined : resolve(settings.dataDir),
     clock,
     durability: settings.durability,
@@ -27,6 +42,7 @@ export async function openStore(settings: Settings, clock: Clock, warn: (line: s
     compactMinRecords: settings.compactMinRecords,
     warn,
   });
+  return { store, journal: store.journalWatch };
 }
 
 /** Opens the limiter the settings name, restoring what it saved at its last graceful stop. */

@@ -1,8 +1,8 @@
 // The options of createAnimalStore: every setting of the settings table (src/config.ts), plus what only
 // a program can pass. Bad options are a programmer's mistake: a TypeError naming the option, thrown
 // before anything is created.
-import { type KeySpec, keysFromSpecs } from '../auth/configured-keys.js';
-import type { ApiKey } from '../auth/api-key.js';
+import { type KeySpec, keysFromSpecs } from '../keys/configured-keys.js';
+import type { ApiKey } from '../keys/api-key.js';
 import { type Clock, systemClock } from '../clock.js';
 import { resolveSettings, type Settings } from '../config.js';
 import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';

@@ -3,6 +3,7 @@
 // unexpectedly is replaced (after a delay that grows while replacements keep dying young, so a crash
 // loop does not spin), and each replacement is logged.
 import cluster, { type Worker } from 'node:cluster';
+import type { BackendsDescription } from '../app/describe-backends.js';
 
 /** What a worker sends its primary once it listens: the line it would have printed on its own. */
 export interface ListeningMessage {
@@ -19,25 +20,19 @@ export function isListeningMessage(message: unknown): message is ListeningMessag
   );
 }
 
-/** The backends that decide whether more than one process can serve one data set. */
-export interface WorkerBackends {
-  workers: number;
-  databaseUrl?: string | undefined;
-  redisUrl?: string | undefined;
-}
-
 /**
- * Why `settings.workers` processes cannot serve these backends, or undefined when they can. One process
- * owns the embedded log (its data directory is locked), and each process's in-memory limiter counts on
- * its own: more than one worker needs the shared store (PostgreSQL) and the shared limiter (Redis).
+ * Why `workers` processes cannot serve on `backends`, or undefined when they can. One process owns the
+ * embedded log (its data directory is locked), and each process's in-memory limiter counts on its own:
+ * more than one worker needs the shared store (PostgreSQL) and the shared limiter (Redis).
  */
-export function workersRefusal(settings: WorkerBackends): string | undefined {
-  const { workers, databaseUrl, redisUrl } = settings;
-  if (workers <= 1 || (databaseUrl !== undefined && redisUrl !== undefined)) return undefined;
-  const why =
-    databaseUrl === undefined
-      ? 'one process owns the data directory and its log'
-      : 'each process would count rate limits on its own';
+export function workersRefusal(
+  workers: number,
+  backends: Pick<BackendsDescription, 'sharedStore' | 'sharedLimits'>,
+): string | undefined {
+  if (workers <= 1 || (backends.sharedStore && backends.sharedLimits)) return undefined;
+  const why = backends.sharedStore
+    ? 'each process would count rate limits on its own'
+    : 'one process owns the data directory and its log';
   return (
     `--workers ${workers} needs a store and rate limits shared by every process, and ${why}; ` +
     `pass --database-url (PostgreSQL) and --redis-url (Redis), or use --workers 1`

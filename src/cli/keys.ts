@@ -1,17 +1,13 @@
 // `animal-store keys create|list|revoke|check`: key management on the keys file of a data directory, or
 // on the keys table of a PostgreSQL store (--database-url). A running service on the same directory or
 // database picks changes up within a second.
-import { access } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { ApiKey } from '../auth/api-key.js';
+import { type AdminKeyTable, openKeyTable } from '../app/key-admin.js';
+import { NoStoreError } from '../app/no-store-error.js';
 import { systemClock } from '../clock.js';
-import { KeyProblem, KeyService } from '../service/key-service.js';
 import { parseSettingText, SETTINGS } from '../config.js';
-import { FileKeyTable, KEYS_FILE } from '../store/embedded/key-file.js';
-import { describeDatabase } from '../store/postgres/faults.js';
-import type { KeyTable } from '../store/store.js';
-import { nodeFs } from '../storage/node-fs.js';
-import { DATA_DIR_MODE, DEFAULT_LOG_FILE } from '../storage/open-journal.js';
+import type { ApiKey } from '../keys/api-key.js';
+import { KeyProblem } from '../keys/key-problem.js';
+import { KeyService } from '../keys/key-service.js';
 import { parseCommandArgs, unknownCommand, EXIT_CODES_HELP } from './flags.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
@@ -94,89 +90,66 @@ export async function runKeys(
   const databaseUrl =
     values['database-url'] ??
     (values['data-dir'] === undefined ? env.ANIMAL_STORE_DATABASE_URL || undefined : undefined);
+  if (databaseUrl !== undefined && values['data-dir'] !== undefined)
+    throw new UsageError('keys takes --data-dir or --database-url, not both: the keys live in one of them');
   if (databaseUrl !== undefined) {
-    if (values['data-dir'] !== undefined)
-      throw new UsageError('keys takes --data-dir or --database-url, not both: the keys live in one of them');
-    const table = await openDatabaseKeys(databaseUrl);
-    try {
-      await keysCommand(command, values, positionals, table, print);
-    } catch (error) {
-      if (error instanceof KeyProblem) throw new Error(error.message);
-      throw error;
-    } finally {
-      await table.close();
-    }
-    return;
+    const source = 'the database URL (--database-url or ANIMAL_STORE_DATABASE_URL)';
+    const urlSetting = SETTINGS.find((setting) => 'option' in setting && setting.option === 'databaseUrl');
+    if (urlSetting !== undefined) asUsage(() => parseSettingText(urlSetting, databaseUrl, source), 'animal-store keys');
   }
-  const dataDir = values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data';
-  if (!(command === 'create' && values.init === true)) await assertHoldsStore(dataDir, command);
-  const where: KeysPlace = {
-    table: new FileKeyTable(dataDir),
-    prepare: () => nodeFs.mkdir(dataDir, DATA_DIR_MODE),
-    where: resolve(dataDir, KEYS_FILE),
-    name: `the keys file in ${dataDir}`,
-    readers: 'a service on that directory',
-    close: async () => {},
-  };
+  const dataDir = databaseUrl === undefined ? (values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data') : undefined;
+  const place = await openKeyTable({ databaseUrl, dataDir });
   try {
-    await keysCommand(command, values, positionals, where, print);
+    if (!(command === 'create' && values.init === true)) await place.assertHoldsStore();
+    await keysCommand(command, values, positionals, place, print);
   } catch (error) {
     // A key that cannot be used, or an id that names no key: the answer, not a crash; one line, exit code 1.
-    if (error instanceof KeyProblem) throw new Error(error.message);
-    throw dataDirUsageError(error, dataDir) ?? error;
+    if (error instanceof KeyProblem) throw problemError(error, place);
+    if (error instanceof NoStoreError) throw new Error(`${error.message}; ${noStoreFix(command)}`);
+    throw (dataDir === undefined ? undefined : dataDirUsageError(error, dataDir)) ?? error;
+  } finally {
+    await place.close();
   }
 }
 
-/** Where the keys a command works on live. */
-interface KeysPlace {
-  table: KeyTable;
-  /** Makes the place ready for a first key (the data directory created). */
-  prepare(): Promise<void>;
-  /** Where the hashes are, for people. */
-  where: string;
-  /** The key table as `keys check` names it: "the keys file in ./data". */
-  name: string;
-  /** Who picks a change up. */
-  readers: string;
-  close(): Promise<void>;
+/** What to do about a data directory that holds no store. */
+function noStoreFix(command: string): string {
+  return command === 'create'
+    ? 'pass --data-dir with the directory the service uses, or add --init to start a new one there'
+    : 'pass --data-dir with the directory the service uses';
 }
 
-/** The keys table of the PostgreSQL store at `databaseUrl` (its schema created or brought up to date). */
-async function openDatabaseKeys(databaseUrl: string): Promise<KeysPlace> {
-  const source = 'the database URL (--database-url or ANIMAL_STORE_DATABASE_URL)';
-  const urlSetting = SETTINGS.find((setting) => 'option' in setting && setting.option === 'databaseUrl');
-  if (urlSetting !== undefined) asUsage(() => parseSettingText(urlSetting, databaseUrl, source), 'animal-store keys');
-  const { openPool, connectionConfig } = await import('../store/postgres/open-postgres-store.js');
-  const { PostgresKeyTable } = await import('../store/postgres/key-table.js');
-  const { pool } = await openPool(databaseUrl, 1);
-  return {
-    table: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
-    prepare: async () => {},
-    where: `the api_keys table of PostgreSQL at ${describeDatabase(databaseUrl)}`,
-    name: `the api_keys table of PostgreSQL at ${describeDatabase(databaseUrl)}`,
-    readers: 'every service on that database',
-    close: () => pool.end(),
-  };
-}
+/** The flag each limit is given with. */
+const LIMIT_FLAGS = { perMinute: '--per-minute', perDay: '--per-day' } as const;
 
 /**
- * Refuses a data directory that holds no store (neither a keys file nor a log): a mistyped --data-dir
- * would otherwise list nothing, or get a key that no running service ever sees. `keys create --init`
- * starts a new directory on purpose.
+ * A KeyProblem in the words of this command: a bad plan or limits is a usage mistake naming the flags
+ * (exit code 2); a key or id that cannot be used is the answer (exit code 1).
  */
-async function assertHoldsStore(dataDir: string, command: string): Promise<void> {
-  const exists = (name: string): Promise<boolean> =>
-    access(join(dataDir, name)).then(
-      () => true,
-      () => false,
-    );
-  const present = await Promise.all([exists(KEYS_FILE), exists(DEFAULT_LOG_FILE)]);
-  if (present.includes(true)) return;
-  const fix =
-    command === 'create'
-      ? 'pass --data-dir with the directory the service uses, or add --init to start a new one there'
-      : 'pass --data-dir with the directory the service uses';
-  throw new Error(`${resolve(dataDir)} holds no animal store (no ${KEYS_FILE}, no ${DEFAULT_LOG_FILE}); ${fix}`);
+function problemError(problem: KeyProblem, place: AdminKeyTable): Error {
+  const { detail } = problem;
+  const usage = (text: string) => new UsageError(`${text} (see animal-store keys --help)`);
+  switch (detail.code) {
+    case 'unknown_plan':
+      return usage(`--plan must be free, pro, business or enterprise, not "${detail.plan}"`);
+    case 'custom_limits_not_allowed':
+      return usage('--per-minute and --per-day are for --plan enterprise only');
+    case 'enterprise_needs_limits':
+      return usage('--plan enterprise needs both --per-minute N and --per-day N');
+    case 'invalid_limit':
+      return usage(`${LIMIT_FLAGS[detail.limit]} must be a positive whole number, not "${detail.value}"`);
+    case 'unknown_id':
+      return new Error(`no key has id "${detail.id}"; see animal-store keys list`);
+    case 'unknown_key':
+      return new Error(
+        `no key of ${place.name} has this value (keys given in ANIMAL_STORE_KEYS or library options are not kept there)`,
+      );
+    case 'malformed_key':
+    case 'wrong_length':
+    case 'bad_checksum':
+    case 'revoked':
+      return new Error(problem.message);
+  }
 }
 
 type KeysFlags = ReturnType<typeof parseKeysArgs>['values'];
@@ -185,7 +158,7 @@ async function keysCommand(
   command: string,
   values: KeysFlags,
   positionals: readonly string[],
-  place: KeysPlace,
+  place: AdminKeyTable,
   print: (text: string) => void,
 ): Promise<void> {
   const keys = new KeyService(place.table, systemClock);
@@ -203,10 +176,7 @@ async function keysCommand(
         'animal-store keys',
       );
       await place.prepare();
-      const { key, record } = await keys.create(request).catch((error: unknown) => {
-        if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store keys --help)`);
-        throw error;
-      });
+      const { key, record } = await keys.create(request);
       print(
         `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n` +
           `Its hash is in ${place.where}; ${place.readers} accepts it within a second.\n`,
@@ -251,7 +221,7 @@ async function keysCommand(
         throw new UsageError(
           'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
         );
-      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given, place.name);
+      const found = await keys.check(given === '-' ? (await readStdin()).trim() : given);
       print(
         `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,
       );

@@ -1,8 +1,9 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
-import { type KeySpec, parseKeysVariable } from '../auth/configured-keys.js';
+import { describeBackends } from '../app/describe-backends.js';
+import { type KeySpec, parseKeysVariable } from '../keys/configured-keys.js';
+import { KEYS_RELOAD_SIGNAL } from '../keys/service-keys.js';
 import {
   DEFAULT_SETTINGS,
   parseIntegerText,
@@ -22,7 +23,6 @@ import { createAnimalStore } from '../app/create-animal-store.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
 import { stopWithParentUnderNpm } from './follow-parent.js';
-import { describeDatabase } from '../store/postgres/faults.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';
@@ -68,7 +68,7 @@ ${SETTINGS.map(
   ${'--version'.padEnd(34)} Print the version.
 
 Keys: ANIMAL_STORE_KEYS=KEY:PLAN,KEY:enterprise:PER_MINUTE:PER_DAY adds keys besides data/keys.json.
-Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop gracefully; SIGUSR2 reloads
+Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop gracefully; ${KEYS_RELOAD_SIGNAL} reloads
 data/keys.json (it is also watched). With --workers, signal the primary (the process started).
 
 Examples:
@@ -100,9 +100,13 @@ export function serveOptions(
     else if ('serve' in setting) serveOnly[setting.serve] = parseSettingText(setting, text, source) as number;
     else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
-  // With PostgreSQL the data lives in the database; a data directory (for the rate limiter's state
-  // file) is used only when one is named.
-  if (options.databaseUrl !== undefined && values['data-dir'] === undefined && env.ANIMAL_STORE_DATA_DIR === undefined)
+  // A store that keeps its data elsewhere (PostgreSQL) needs no data directory; one (for the rate
+  // limiter's state file) is used only when it is named.
+  if (
+    !describeBackends(options).storeInDataDir &&
+    values['data-dir'] === undefined &&
+    env.ANIMAL_STORE_DATA_DIR === undefined
+  )
     options.dataDir = undefined;
   return {
     ...options,
@@ -125,8 +129,8 @@ function withBareSwitches(argv: readonly string[]): string[] {
 
 /** The signals that stop the service: a terminal closing (SIGHUP) stops it like Ctrl-C (SIGINT) and SIGTERM. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-/** The signal that reloads the keys file (SIGUSR1 is Node's own: it starts the inspector). */
-const RELOAD_SIGNAL = 'SIGUSR2';
+/** The signal that reloads the keys file: the one the keys file names when it can no longer be watched. */
+const RELOAD_SIGNAL = KEYS_RELOAD_SIGNAL;
 
 /** Runs the service until a stop signal: in this process, or in `--workers` processes under this one. */
 export async function runServe(
@@ -140,7 +144,7 @@ export async function runServe(
     return;
   }
   // Refused before anything is opened or forked.
-  const refusal = workersRefusal({ ...options, workers });
+  const refusal = workersRefusal(workers, describeBackends(options));
   if (refusal !== undefined) throw new UsageError(refusal);
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
   // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, so that
@@ -190,7 +194,7 @@ export async function runServe(
       : `\nCreated a first API key (free plan). It is shown only this once; only its hash is kept:\n\n  ${app.firstKey}\n\n` +
         `Try it:\n\n  curl -H "Authorization: Bearer ${app.firstKey}" ${apiUrl}/pets\n\n`;
   // The directory in full, so the line says where the data is whatever the working directory was.
-  const listening = `animal-store listening on ${apiUrl} (data in ${whereDataLives(app.settings)})\n${firstKeyNote}`;
+  const listening = `animal-store listening on ${apiUrl} (data in ${describeBackends(app.settings).dataPlace})\n${firstKeyNote}`;
   const who = cluster.isWorker ? `animal-store worker pid ${process.pid}` : 'animal-store';
   let stopping = false;
   const stop = (): void => {
@@ -199,8 +203,7 @@ export async function runServe(
     const drained = app.inFlight();
     app.close().then(
       () => {
-        const saved =
-          app.settings.dataDir === undefined && app.settings.databaseUrl === undefined ? '' : ', data saved';
+        const saved = describeBackends(app.settings).durable ? ', data saved' : '';
         print(`${who} stopped: ${drained} ${drained === 1 ? 'request' : 'requests'} drained${saved}\n`);
         process.exit(0);
       },
@@ -228,12 +231,6 @@ export async function runServe(
   // without a graceful stop. A worker's primary prints the line once every worker listens.
   if (cluster.isWorker) process.send?.({ animalStore: 'listening', text: listening } satisfies ListeningMessage);
   else print(listening);
-}
-
-/** Where the data is, for the listening line: the database (never its password), the directory in full, or memory. */
-function whereDataLives(settings: Settings): string {
-  if (settings.databaseUrl !== undefined) return `PostgreSQL at ${describeDatabase(settings.databaseUrl)}`;
-  return settings.dataDir === undefined ? 'memory' : resolve(settings.dataDir);
 }
 
 /** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */

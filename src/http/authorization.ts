@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
 import { countHeader } from './headers.js';
-import { type ApiKey, isWellFormedKey } from '../auth/api-key.js';
+import { type ApiKey, isWellFormedKey } from '../keys/api-key.js';
 
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
 const INVALID_KEY_MESSAGE =

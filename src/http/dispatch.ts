@@ -4,7 +4,7 @@
 // Every API answer carries the limiter's headers; every answer carries X-Request-Id. The operational
 // routes (/healthz, /readyz, the OpenAPI document, the /docs page) need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKey } from '../auth/api-key.js';
+import type { ApiKey } from '../keys/api-key.js';
 import { isPending } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';

@@ -3,7 +3,7 @@
 // its handler. Routes hand the service the request's input as HTTP read it (the service validates it) and
 // turn its results into answers (status, JSON, headers); they are testable without sockets.
 import type { Awaitable } from '../awaitable.js';
-import type { ApiKey } from '../auth/api-key.js';
+import type { ApiKey } from '../keys/api-key.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 import type { Operation } from './openapi/operation.js';
 

@@ -12,6 +12,7 @@ import { RequestTally } from './request-tally.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import { ORDER_STATUSES } from '../orders/schemas.js';
 import { PET_STATUSES } from '../pets/schemas.js';
+import type { JournalWatch } from '../storage/journal-watch.js';
 import type { Store } from '../store/store.js';
 
 /** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */
@@ -28,8 +29,15 @@ export interface ServiceMetrics {
   contentType: string;
 }
 
-/** Builds the registry of a service on `store`; `inFlight` counts API requests being answered now. */
-export function createServiceMetrics(store: Store, inFlight: () => number): ServiceMetrics {
+/**
+ * Builds the registry of a service on `store`; `inFlight` counts API requests being answered now.
+ * `journal` is the embedded store's journal when it has one (the app knows; the Store seam does not).
+ */
+export function createServiceMetrics(
+  store: Store,
+  inFlight: () => number,
+  journal: JournalWatch | undefined,
+): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -78,14 +86,13 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
     },
   });
 
-  const storage = store.storage;
-  if (storage !== undefined) {
+  if (journal !== undefined) {
     new Gauge({
       name: 'animal_store_journal_records',
       help: 'Intact records in the journal (the embedded store).',
       registers: [registry],
       collect() {
-        this.set(storage.stats().records);
+        this.set(journal.stats().records);
       },
     });
     new Gauge({
@@ -93,7 +100,7 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
       help: 'Size of the journal in bytes (the embedded store).',
       registers: [registry],
       collect() {
-        this.set(storage.stats().bytes);
+        this.set(journal.stats().bytes);
       },
     });
     const opened = new Gauge({
@@ -101,7 +108,7 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
       help: 'Time opening the store took at start: replaying the journal.',
       registers: [registry],
     });
-    opened.set(storage.openSeconds);
+    opened.set(journal.openSeconds);
     const fsyncs = new Histogram({
       name: 'animal_store_journal_fsync_duration_seconds',
       help: 'Time each fsync of the journal took (under durability always, each write, which carries its sync).',
@@ -119,7 +126,7 @@ export function createServiceMetrics(store: Store, inFlight: () => number): Serv
       help: 'Compactions of the journal completed.',
       registers: [registry],
     });
-    storage.listen({
+    journal.listen({
       synced: (seconds, records) => {
         fsyncs.observe(seconds);
         if (records > 0) groups.observe(records);

@@ -4,8 +4,8 @@
 // PostgreSQL store with one transaction. Rules that must be checked on the current data are passed in
 // as `decide` functions, which a store calls with the rows it has locked, so both stores apply the
 // same rules the same way.
-import type { ApiKey } from '../auth/api-key.js';
 import type { Awaitable } from '../awaitable.js';
+import type { KeyTable } from '../keys/key-table.js';
 import type { OrderStatus } from '../orders/schemas.js';
 import type { StoredOrder } from '../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../pets/schemas.js';
@@ -77,55 +77,14 @@ export interface IdempotencyTable {
   find(scope: string, key: string, nowMs: number): Awaitable<RememberedAnswer | undefined>;
 }
 
-/** The API keys a store keeps: records with hashes only, never keys. */
-export interface KeyTable {
-  /** Every key, revoked ones included, in creation order. */
-  list(): Promise<ApiKey[]>;
-  /** Adds a new key; its id must not be in use. */
-  add(record: ApiKey): Promise<void>;
-  /**
-   * Adds `record` unless some stored key is active, as one step: instances starting at once on an empty
-   * store make one first key between them, not one each. True when it was added.
-   */
-  addIfNoneActive(record: ApiKey): Promise<boolean>;
-  /** Marks key `id` revoked at `revokedAt` (ISO time) unless it already is; the key as it is now, or undefined if there is no such key. */
-  revoke(id: string, revokedAt: string): Promise<ApiKey | undefined>;
-  /**
-   * Calls `onChange` soon after the keys may have changed (another process created or revoked one);
-   * `onFailure` once if that can no longer be noticed. Returns a function that stops watching.
-   */
-  watch(onChange: () => void, onFailure: (reason: string) => void): () => void;
-}
-
-/** What a store's storage tells as it works: each fsync and each compaction (see `Store.storage`). */
-export interface StorageListener {
-  /** An fsync took `seconds`, making `records` records durable (the group that shared it). */
-  synced(seconds: number, records: number): void;
-  compacted(): void;
-}
-
-/** The storage of a store that keeps its own files (the embedded store's journal), for metrics. */
-export interface StorageWatch {
-  /** The journal's intact records and bytes now. */
-  stats(): { records: number; bytes: number };
-  /** How long opening the store took (replaying the journal), in seconds. */
-  readonly openSeconds: number;
-  /** Sets the one listener told of fsyncs and compactions. */
-  listen(listener: StorageListener): void;
-}
-
 /** Where the animals, their orders, the remembered answers and the keys live. */
 export interface Store {
-  /** What kind of store this is, for logs and readiness: `embedded` or `postgres`. */
-  readonly kind: string;
   /** The secret that signs paging cursors, shared by every instance of the store, so cursors survive restarts. */
   readonly cursorSecret: Buffer;
   readonly idempotency: IdempotencyTable;
   readonly keys: KeyTable;
   /** Subscriptions, the events every change below records, their deliveries and attempts. */
   readonly webhooks: WebhookStore;
-  /** The store's own files, where it has some (the embedded store on disk); PostgreSQL reports through its server. */
-  readonly storage?: StorageWatch | undefined;
 
   getPet(id: number): Awaitable<StoredPet | undefined>;
   pagePets(request: PageRequest<PetStatus>): Awaitable<Page<StoredPet>>;

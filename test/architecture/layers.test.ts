@@ -1,6 +1,7 @@
 // The layers of src/, checked on the import graph: no import cycle, HTTP known only to the layers above
-// it, and the service layer and HTTP code bound to the Store and Limiter interfaces, never to one of
-// their implementations, so a second store or limiter plugs in without touching them.
+// it, the service layer and HTTP code bound to the Store and Limiter interfaces, never to one of their
+// implementations, so a second store or limiter plugs in without touching them, and the choice of
+// backend made in src/app/ alone: the command line asks src/app/ for what it needs.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 // Static imports and re-exports, type-only ones included, and dynamic imports of a literal path.
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+// The same, of a package: `pg`, `ioredis/built/…`, `node:fs`.
+const PACKAGE_IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^.'][^']*)'|import\(\s*'([^.'][^']*)'\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -35,7 +38,22 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
+/** Every src file and the packages it imports, by name (`pg`, `ioredis`, `node:fs`). */
+function packageImports(): Map<string, string[]> {
+  const packages = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const names = [...readFileSync(file, 'utf8').matchAll(PACKAGE_IMPORT)].map((match) => {
+      const specifier = match[1] ?? match[2] ?? '';
+      const [scopeOrName = '', name] = specifier.split('/');
+      return scopeOrName.startsWith('@') && name !== undefined ? `${scopeOrName}/${name}` : scopeOrName;
+    });
+    packages.set(relative(SRC, file), names);
+  }
+  return packages;
+}
+
 const graph = importGraph();
+const packages = packageImports();
 
 test('the import graph of src/ is read whole (every import resolves to a file)', () => {
   assert.ok(graph.size > 50, `only ${graph.size} files found`);
@@ -105,5 +123,53 @@ test('the service layer and HTTP know the Store and Limiter interfaces, not an i
   for (const [file, targets] of graph) {
     if (!/^(service|http|idempotency)\//.test(file)) continue;
     for (const target of targets) assert.ok(!implementation(target), `${file} imports ${target}`);
+  }
+});
+
+/** The code of one backend: a store, or the limiter shared through Redis. */
+const backend = (target: string) =>
+  target.startsWith('store/embedded/') || target.startsWith('store/postgres/') || target.startsWith('limits/redis/');
+/** The drivers of the shared backends, and the folder each belongs to. */
+const DRIVERS: Readonly<Record<string, string>> = { pg: 'store/postgres/', ioredis: 'limits/redis/' };
+const isDriver = (name: string) => Object.hasOwn(DRIVERS, name);
+
+test('the import checks see package imports too (each driver is found where its backend is)', () => {
+  assert.ok(packages.get('store/postgres/open-postgres-store.ts')?.includes('pg'));
+  assert.ok(
+    [...packages].some(([file, names]) => file.startsWith('limits/redis/') && names.includes('ioredis')),
+    'ioredis is imported in limits/redis/',
+  );
+});
+
+test('the command line chooses no backend: nothing in cli/ imports store/, storage/, the Redis limiter or a driver', () => {
+  const cli = (file: string) => file.startsWith('cli/') || file === 'cli.ts';
+  assert.ok([...graph.keys()].filter(cli).length >= 5, 'the files of cli/ are found');
+  for (const [file, targets] of graph) {
+    if (!cli(file)) continue;
+    for (const target of targets) {
+      const chooses = target.startsWith('store/') || target.startsWith('storage/') || backend(target);
+      assert.ok(!chooses, `${file} imports ${target}; the command line asks src/app/ instead`);
+    }
+    for (const name of packages.get(file) ?? [])
+      assert.ok(!isDriver(name), `${file} imports ${name}; the command line asks src/app/ instead`);
+  }
+});
+
+test('only app/ opens a backend: outside app/, a backend is imported by its own folder alone, a driver by its backend', () => {
+  const folderOf = (file: string) => file.split('/').slice(0, 2).join('/');
+  for (const [file, targets] of graph) {
+    if (file.startsWith('app/')) continue;
+    for (const target of targets) {
+      assert.ok(
+        !backend(target) || folderOf(target) === folderOf(file),
+        `${file} imports ${target}: only src/app/ chooses and opens a backend`,
+      );
+    }
+  }
+  for (const [file, names] of packages) {
+    for (const name of names.filter(isDriver)) {
+      const own = DRIVERS[name] as string;
+      assert.ok(file.startsWith(own), `${file} imports ${name}, the driver of ${own}`);
+    }
   }
 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { describeBackends } from '../../src/app/describe-backends.js';
 import { replacementDelayMs, MAX_REPLACEMENT_DELAY_MS, workersRefusal } from '../../src/cli/cluster.js';
 import type { Child } from '../helpers/child.js';
 
@@ -170,10 +171,10 @@ test('replacements wait longer while workers keep dying young, up to a bound', (
 });
 
 test('more than one worker needs PostgreSQL and Redis; the refusal says why and what to pass', () => {
-  assert.equal(workersRefusal({ workers: 1 }), undefined);
-  const embedded = workersRefusal({ workers: 2 }) ?? '';
+  assert.equal(workersRefusal(1, describeBackends({})), undefined);
+  const embedded = workersRefusal(2, describeBackends({ dataDir: './data' })) ?? '';
   assert.match(embedded, /one process owns the data directory/);
   assert.match(embedded, /--database-url \(PostgreSQL\) and --redis-url \(Redis\)/);
-  assert.match(workersRefusal({ workers: 2, databaseUrl: 'postgres://x' }) ?? '', /rate limits on its own/);
-  assert.equal(workersRefusal({ workers: 4, databaseUrl: 'postgres://x', redisUrl: 'redis://x' }), undefined);
+  assert.match(workersRefusal(2, describeBackends({ databaseUrl: 'postgres://x' })) ?? '', /rate limits on its own/);
+  assert.equal(workersRefusal(4, describeBackends({ databaseUrl: 'postgres://x', redisUrl: 'redis://x' })), undefined);
 });

@@ -1,6 +1,6 @@
 // The README's tables stay in step with the code they describe.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS, SETTINGS } from '../../src/config.js';
 import { ERRORS } from '../../src/errors.js';
@@ -56,4 +56,11 @@ test('the README shows the two commands a newcomer needs first', () => {
   const first = readme.slice(0, 600);
   assert.match(first, /npm ci && npm start/);
   assert.match(first, /npm ci && npm test/);
+});
+
+test('every path the README Layout section names exists (a moved file or folder is renamed there too)', () => {
+  const layout = /^## Layout\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+  const paths = [...layout.matchAll(/`((?:src|test|bench|scripts|docs)\/[^`]*)`/g)].map((match) => match[1] as string);
+  assert.ok(paths.length >= 10, `the Layout section names paths: ${paths.join(', ')}`);
+  for (const path of paths) assert.ok(existsSync(new URL(`../../${path}`, import.meta.url)), `${path} does not exist`);
 });

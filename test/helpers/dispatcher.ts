@@ -3,8 +3,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiKey, hashKey } from '../../src/auth/api-key.js';
-import { KeyRing } from '../../src/auth/key-ring.js';
+import { type ApiKey, hashKey } from '../../src/keys/api-key.js';
+import { KeyRing } from '../../src/keys/key-ring.js';
 import { ManualClock } from '../../src/clock.js';
 import { createDispatcher, type DispatchContext } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';

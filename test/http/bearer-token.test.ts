@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isWellFormedKey } from '../../src/auth/api-key.js';
+import { isWellFormedKey } from '../../src/keys/api-key.js';
 import { bearerToken } from '../../src/http/authorization.js';
 
 const BEARER = /^bearer +(\S+)$/i;

@@ -7,15 +7,15 @@ import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
 import type { Journal } from '../../storage/index.js';
+import type { JournalWatch } from '../../storage/journal-watch.js';
+import type { KeyTable } from '../../keys/key-table.js';
 import type {
   DecideMove,
   DecidePlacement,
   IdempotencyRecord,
   IdempotencyTable,
-  KeyTable,
   Page,
   PageRequest,
-  StorageWatch,
   Store,
 } from '../store.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -34,14 +34,14 @@ export interface EmbeddedStoreParts {
 
 /** The Store of one process: memory plus a journal. */
 export class EmbeddedStore implements Store {
-  readonly kind = 'embedded';
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
   readonly #state: EmbeddedState;
   readonly #journal: Journal | undefined;
   readonly #petLocks = new KeyedLock();
   readonly #orderLocks = new KeyedLock();
-  readonly storage: StorageWatch | undefined;
+  /** The journal, for metrics (the app hands it over); none in memory-only mode. Not part of the Store seam. */
+  readonly journalWatch: JournalWatch | undefined;
 
   constructor(parts: EmbeddedStoreParts) {
     this.#state = parts.state;
@@ -49,7 +49,7 @@ export class EmbeddedStore implements Store {
     this.keys = parts.keys;
     this.cursorSecret = parts.cursorSecret;
     const journal = parts.journal;
-    this.storage =
+    this.journalWatch =
       journal === undefined
         ? undefined
         : {

@@ -4,9 +4,10 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ApiKey, PLAN_NAMES } from '../../auth/api-key.js';
+import { type ApiKey, PLAN_NAMES } from '../../keys/api-key.js';
 import { writeFileAtomically } from '../../storage/atomic-file.js';
-import type { KeyTable } from '../store.js';
+import type { KeyTable } from '../../keys/key-table.js';
+import { KEYS_RELOAD_SIGNAL } from '../../keys/service-keys.js';
 
 /** The file name of the keys file inside the data directory. */
 export const KEYS_FILE = 'keys.json';
@@ -113,7 +114,9 @@ export class FileKeyTable implements KeyTable {
 
   /**
    * Watches the directory, not the file: `keys create` replaces the file by rename, which a watch on
-   * the old inode would miss.
+   * the old inode would miss. When the directory cannot be watched (no support, inotify's limits used
+   * up) or the watch fails later (the directory removed), `onFailure` says so and names the signal that
+   * still reloads the file.
    */
   watch(onChange: () => void, onFailure: (reason: string) => void): () => void {
     let timer: NodeJS.Timeout | undefined;
@@ -125,17 +128,25 @@ export class FileKeyTable implements KeyTable {
         timer = setTimeout(onChange, KEYS_RELOAD_SETTLE_MS);
         timer.unref();
       });
-    } catch {
-      return () => {}; // No watch support here: SIGHUP still reloads.
+    } catch (error) {
+      onFailure(unwatchedReason(this.#dir, error as Error));
+      return () => {};
     }
-    // A watch can fail later (the directory removed, inotify limits): say so, since only SIGHUP reloads from then on.
     watcher.on('error', (error) => {
       watcher.close();
-      onFailure(`${error.message}; send SIGHUP to reload the keys file`);
+      onFailure(unwatchedReason(this.#dir, error));
     });
     return () => {
       clearTimeout(timer);
       watcher.close();
     };
   }
+}
+
+/** Why the keys file is no longer followed, and what reloads it now: the operator's way out. */
+function unwatchedReason(dir: string, error: Error): string {
+  return (
+    `changes to ${join(dir, KEYS_FILE)} are no longer noticed (${error.message}); ` +
+    `send ${KEYS_RELOAD_SIGNAL} to animal-store serve (or call reloadKeys()) to reload it`
+  );
 }

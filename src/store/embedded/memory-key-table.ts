@@ -1,7 +1,7 @@
 // The key table of a store kept in memory only (the library without a data directory): keys live as
 // long as the process.
-import type { ApiKey } from '../../auth/api-key.js';
-import type { KeyTable } from '../store.js';
+import type { ApiKey } from '../../keys/api-key.js';
+import type { KeyTable } from '../../keys/key-table.js';
 
 /** Keys in an array; nothing else can change them, so there is nothing to watch. */
 export class MemoryKeyTable implements KeyTable {

@@ -3,8 +3,8 @@
 // so a key created or revoked anywhere is in force everywhere within a moment. A lost listening
 // connection is opened again, and the keys are read again then, since a change may have been missed.
 import { Client, type ClientConfig, type Pool } from 'pg';
-import type { ApiKey, PlanName } from '../../auth/api-key.js';
-import type { KeyTable } from '../store.js';
+import type { ApiKey, PlanName } from '../../keys/api-key.js';
+import type { KeyTable } from '../../keys/key-table.js';
 import { orUnavailable } from './faults.js';
 import { KEYS_CHANNEL } from './schema.js';
 

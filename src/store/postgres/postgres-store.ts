@@ -11,12 +11,12 @@ import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import { type NewPet, PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
+import type { KeyTable } from '../../keys/key-table.js';
 import type {
   DecideMove,
   DecidePlacement,
   IdempotencyRecord,
   IdempotencyTable,
-  KeyTable,
   OrderMove,
   Page,
   PageRequest,
@@ -126,7 +126,6 @@ const rememberClause = (first: number, jsonExpression: string): string => `
 
 /** The Store on a PostgreSQL database shared by every instance. */
 export class PostgresStore implements Store {
-  readonly kind = 'postgres';
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
   readonly idempotency: IdempotencyTable;

@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generateKey, hashKey, hasValidChecksum, isWellFormedKey, newKeyId } from '../../src/auth/api-key.js';
-import { keysFromSpecs, parseKeysVariable } from '../../src/auth/configured-keys.js';
-import { KeyRing } from '../../src/auth/key-ring.js';
+import { generateKey, hashKey, hasValidChecksum, isWellFormedKey, newKeyId } from '../../src/keys/api-key.js';
+import { keysFromSpecs, parseKeysVariable } from '../../src/keys/configured-keys.js';
+import { KeyRing } from '../../src/keys/key-ring.js';
 import { KEYS_FILE, loadKeyFile, saveKeyFile } from '../../src/store/embedded/key-file.js';
 
 test('generated keys start with ask_, are RFC 6750 tokens, differ, and carry a checksum', () => {

@@ -1,11 +1,20 @@
 // The keys a service accepts: those of the options, and those its store keeps, reloaded whenever the
-// store's key table changes (another process ran `animal-store keys`) and on demand (SIGHUP). With no
-// usable key at all, a first one is created so that a new installation can be used at once.
-import { type ApiKey, generateKey, hashKey, newKeyId } from '../auth/api-key.js';
-import { KeyRing } from '../auth/key-ring.js';
+// store's key table changes (another process ran `animal-store keys`) and on demand (`reloadKeys()`,
+// which `animal-store serve` calls on KEYS_RELOAD_SIGNAL). With no usable key at all, a first one is
+// created so that a new installation can be used at once.
+import type { ApiKey } from './api-key.js';
+import type { Awaitable } from '../awaitable.js';
 import type { Clock } from '../clock.js';
-import { type Limiter, PLAN_LIMITS } from '../limits/index.js';
-import type { KeyTable } from '../store/store.js';
+import { KeyRing } from './key-ring.js';
+import { KeyService } from './key-service.js';
+import type { KeyTable } from './key-table.js';
+
+/**
+ * The signal on which `animal-store serve` reads its keys again, the one an operator is told to send
+ * when changes can no longer be noticed on their own. Not SIGHUP: that one stops the service, as a
+ * closed terminal stops the programs started from it. Not SIGUSR1: Node's own (it starts the inspector).
+ */
+export const KEYS_RELOAD_SIGNAL = 'SIGUSR2';
 
 /** The accepted keys, and how they follow the store. */
 export interface ServiceKeys {
@@ -23,7 +32,8 @@ export interface KeyOptions {
   fixedKeys: readonly ApiKey[];
   createFirstKey: boolean;
   clock: Clock;
-  limiter: Limiter;
+  /** Forgets what the rate limits hold of a key (it was revoked). */
+  forgetKey: (id: string) => Awaitable<void>;
   warn: (line: string) => void;
 }
 
@@ -32,24 +42,14 @@ export async function loadKeys(table: KeyTable, options: KeyOptions): Promise<Se
   const ring = new KeyRing(options.fixedKeys, await table.list());
   let firstKey: string | undefined;
   if (ring.activeCount === 0 && options.createFirstKey) {
-    const candidate = generateKey();
-    const added = await table.addIfNoneActive({
-      id: newKeyId(),
-      name: 'first key',
-      plan: 'free',
-      ...PLAN_LIMITS.free,
-      hash: hashKey(candidate),
-      createdAt: new Date(options.clock.now()).toISOString(),
-      revokedAt: null,
-    });
     // Another instance starting at the same moment may have made the first key: this one then shows none.
-    if (added) firstKey = candidate;
+    firstKey = await new KeyService(table, options.clock).createFirst();
     ring.replaceStoredKeys(await table.list());
   }
   const reload = async (): Promise<void> => {
     const keys = await table.list();
     ring.replaceStoredKeys(keys);
-    for (const key of keys) if (key.revokedAt !== null) await options.limiter.forgetKey(key.id);
+    for (const key of keys) if (key.revokedAt !== null) await options.forgetKey(key.id);
   };
   const stopWatching = table.watch(
     () => {
