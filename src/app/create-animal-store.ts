@@ -2,9 +2,11 @@
 // is what the CLI and embedding programs call; each step is a function of its own, and only `listen`
 // opens a port.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Settings } from '../config.js';
+import { type Settings, webhookSettingsOf } from '../config.js';
 import { loadKeys } from '../keys/service-keys.js';
 import { createService } from '../service/service.js';
+import { createDeliveryTransport } from '../webhooks/delivery-transport.js';
+import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createHttpHandler } from './http-handler.js';
 import { type Listening, Listeners } from './listener.js';
 import { openLimiter, openStore } from './open-backends.js';
@@ -35,6 +37,9 @@ export interface AnimalStore {
   reloadKeys(): Promise<void>;
 }
 
+/** The longest a graceful stop waits for webhook attempts in flight. */
+const DELIVERY_DRAIN_MS = 10_000;
+
 /** Builds the service: opens (and locks) its store, opens its limiter, and wires the listener. */
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
   const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
@@ -62,12 +67,36 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
         'shown only this once. Pass keys: [...] to choose your own, or createFirstKey: false for none.',
     );
   }
-  const service = createService(store, clock);
+  const webhookSettings = webhookSettingsOf(settings);
+  const service = createService(store, clock, webhookSettings);
+  const sender = createDeliveryTransport({
+    allowPrivate: settings.webhookAllowPrivate,
+    timeoutMs: settings.webhookTimeoutMs,
+  });
+  // Every instance delivers: on a shared store each due delivery is claimed by one of them at a time.
+  const deliveries = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: webhookSettings,
+    isKeyActive: (id) => keys.ring.isActive(id),
+    observer: {
+      attempted: (outcome) => metrics?.webhookAttempted(outcome),
+      disabled: (id, reason) => {
+        metrics?.webhookDisabled();
+        warn(`webhook ${id} was disabled: ${reason}`);
+      },
+    },
+  });
+
   // Loaded only when metrics are asked for: prom-client stays out of a service that serves none.
   const metrics =
     settings.metricsPort === undefined
       ? undefined
       : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight(), journal);
+
+  // Started once the metrics it reports to exist.
+  deliveries.start();
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -115,6 +144,9 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
         server.closeAllConnections();
         await closed;
       }
+      // Attempts in flight may finish (as long as one may take, at most DELIVERY_DRAIN_MS); the rest stay pending.
+      await deliveries.stop(Math.min(settings.webhookTimeoutMs, DELIVERY_DRAIN_MS));
+      await sender.close();
       await limiter
         .close()
         .catch((error: unknown) => warn(`could not save the rate-limit state: ${(error as Error).message}`));

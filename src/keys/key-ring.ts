@@ -14,6 +14,8 @@ const RECENT_KEYS = 10_000;
 export class KeyRing {
   readonly #fixedKeys: readonly ApiKey[];
   #byHash = new Map<string, ApiKey>();
+  /** The record ids of the keys that can authenticate now. */
+  #activeIds = new Set<string>();
   readonly #recent = new Map<string, ApiKey>();
   #generation = 0;
 
@@ -41,6 +43,7 @@ export class KeyRing {
     // Fixed keys win over a stored entry with the same hash: the operator's explicit configuration.
     for (const key of [...storedKeys, ...this.#fixedKeys]) byHash.set(key.hash, key);
     this.#byHash = byHash;
+    this.#activeIds = new Set([...byHash.values()].filter((key) => key.revokedAt === null).map((key) => key.id));
     this.#recent.clear();
     this.#generation++;
   }
@@ -55,8 +58,11 @@ export class KeyRing {
 
   /** How many keys can authenticate now (not revoked). */
   get activeCount(): number {
-    let count = 0;
-    for (const key of this.#byHash.values()) if (key.revokedAt === null) count++;
-    return count;
+    return this.#activeIds.size;
+  }
+
+  /** Whether the key with record id `id` can authenticate now: a revoked key's webhooks receive nothing more. */
+  isActive(id: string): boolean {
+    return this.#activeIds.has(id);
   }
 }

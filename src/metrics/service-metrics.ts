@@ -24,6 +24,10 @@ const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 export interface ServiceMetrics {
   registry: Registry;
   observer: RequestObserver;
+  /** A webhook delivery attempt ended so (docs/events.md). */
+  webhookAttempted(outcome: 'delivered' | 'retrying' | 'failed' | 'disabled'): void;
+  /** A webhook was disabled by its receiver's answers (410, or failing too long). */
+  webhookDisabled(): void;
   /** The whole scrape: prom-client's registry and the hand-kept request metrics. */
   text(): Promise<string>;
   contentType: string;
@@ -83,6 +87,59 @@ export function createServiceMetrics(
     async collect() {
       for (const status of ORDER_STATUSES)
         this.set({ status }, (await store.pageOrders({ status, afterId: 0, limit: 0 })).total);
+    },
+  });
+
+  const attempts = new Counter({
+    name: 'animal_store_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome: delivered, retrying, failed (no retry left) or disabled.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const disabledByReceivers = new Counter({
+    name: 'animal_store_webhooks_disabled_total',
+    help: "Webhooks disabled by their receivers' answers (410, or failing for too long) since the start.",
+    registers: [registry],
+  });
+  // One read of the store's delivery figures per scrape, shared by the gauges below.
+  let deliveryStats: ReturnType<Store['webhooks']['stats']> | undefined;
+  const readStats = async (): Promise<Awaited<ReturnType<Store['webhooks']['stats']>>> => {
+    deliveryStats ??= Promise.resolve(store.webhooks.stats()).finally(() => {
+      deliveryStats = undefined;
+    });
+    return deliveryStats;
+  };
+  new Gauge({
+    name: 'animal_store_events_retained',
+    help: 'Events kept and listed at /v1/events (the retention period), read from the store when scraped.',
+    registers: [registry],
+    async collect() {
+      this.set((await readStats()).events);
+    },
+  });
+  new Gauge({
+    name: 'animal_store_webhook_deliveries_pending',
+    help: 'Deliveries of events to webhooks not yet done (due now or waiting for a retry).',
+    registers: [registry],
+    async collect() {
+      this.set((await readStats()).pending);
+    },
+  });
+  new Gauge({
+    name: 'animal_store_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest pending delivery, in seconds (0 when none is pending).',
+    registers: [registry],
+    async collect() {
+      const oldest = (await readStats()).oldestPendingMs;
+      this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'animal_store_webhooks_disabled',
+    help: 'Webhooks disabled now, by their owners or by their receivers.',
+    registers: [registry],
+    async collect() {
+      this.set((await readStats()).disabledSubscriptions);
     },
   });
 
@@ -157,6 +214,8 @@ export function createServiceMetrics(
   return {
     registry,
     observer,
+    webhookAttempted: (outcome) => attempts.labels(outcome).inc(),
+    webhookDisabled: () => disabledByReceivers.inc(),
     text: async () => `${await registry.metrics()}\n${tally.exposition()}`,
     contentType: registry.contentType,
   };

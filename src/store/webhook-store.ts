@@ -110,6 +110,8 @@ export interface AttemptResult {
 
 /** What metrics show of deliveries. */
 export interface DeliveryStats {
+  /** Events kept now (recorded within the retention period, test events included). */
+  events: number;
   pending: number;
   /** The wall-clock time (ms) of the oldest pending delivery's event, or null when none is pending. */
   oldestPendingMs: number | null;
