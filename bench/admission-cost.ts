@@ -2,7 +2,7 @@
 // Both sides are CPU time, so the load generator sharing the machine does not blur them:
 //   admission  the dispatcher's admission path for one request, timed in-process over many requests:
 //              the per-address check, the Authorization header parsed and the key found by its
-//              hash, both token buckets charged, the rate-limit headers formed and set;
+//              hash, both token buckets charged, the rate-limit header fields rendered and set;
 //   route      the service's CPU time per answered list request (user + system, from /proc), at
 //              full speed, everything included (node:http, routing, paging, the socket writes).
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { keysFromSpecs } from '../src/auth/configured-keys.js';
 import { KeyRing } from '../src/auth/key-ring.js';
 import { systemClock } from '../src/clock.js';
 import { clientAddress } from '../src/http/client-address.js';
+import { setRateLimitHeaders } from '../src/http/rate-limit-headers.js';
+import { ResponseHeaders } from '../src/http/response-headers.js';
 import { MemoryLimiter } from '../src/limits/index.js';
 
 /** Requests timed per measurement: long enough for the JIT to settle, short enough to take a second. */
@@ -30,14 +32,14 @@ export function admissionNanoseconds(rounds = 5, admissions = ADMISSIONS): numbe
     rawHeaders: ['Host', '127.0.0.1', 'Authorization', authorization],
     socket: { remoteAddress: '127.0.0.1' },
   } as unknown as IncomingMessage;
-  const admitOne = (): Record<string, string> => {
+  const admitOne = (): ResponseHeaders => {
     const address = clientAddress(req, false);
     if (limiter.checkAddress(address) !== undefined) throw new Error('the bench address was refused');
     const key = authenticate(req, keys);
     const decision = limiter.admitKey(key.id, key);
     if (!decision.allowed) throw new Error('the bench key was refused');
-    const headers: Record<string, string> = {};
-    for (const [name, value] of decision.headers) headers[name.toLowerCase()] = value;
+    const headers = new ResponseHeaders('bench');
+    setRateLimitHeaders(headers, decision);
     return headers;
   };
   const samples: number[] = [];

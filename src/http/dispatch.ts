@@ -9,7 +9,7 @@ import { isPending } from '../awaitable.js';
 import type { Clock } from '../clock.js';
 import { ApiError, errorBody } from '../errors.js';
 import type { Arrival } from '../idempotency/idempotency.js';
-import type { Decision, Limiter } from '../limits/index.js';
+import type { Limiter } from '../limits/index.js';
 import type { RequestObserver } from './request-observer.js';
 import type { AccessEntry } from '../logger.js';
 import { sendError, sendJson } from './answers.js';
@@ -22,6 +22,8 @@ import type { DocsPage } from './docs-page.js';
 import { countHeader } from './headers.js';
 import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
+import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { failedAuthRefusal, keyRefusal } from './rate-limit-refusals.js';
 import { ResponseHeaders } from './response-headers.js';
 import type { Route } from './route.js';
 import type { Router } from './router.js';
@@ -178,19 +180,20 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       const addressRefusal = isPending(checked) ? await checked : checked;
       if (addressRefusal !== undefined) {
         observe?.refused('rate_limited', false);
-        throw failedAuthRefusal(addressRefusal, headers);
+        setRateLimitHeaders(headers, addressRefusal);
+        throw failedAuthRefusal(addressRefusal);
       }
       try {
         key = authenticate(req, context.keys);
       } catch (error) {
-        headers.setPairs((await limiter.chargeFailedAuth(address)).headers);
+        setRateLimitHeaders(headers, await limiter.chargeFailedAuth(address));
         throw error;
       }
       const admission = limiter.admitKey(key.id, key);
       const decision = isPending(admission) ? await admission : admission;
-      headers.setPairs(decision.headers);
+      setRateLimitHeaders(headers, decision);
       if (!decision.allowed) {
-        observe?.refused(decision.code ?? 'rate_limited', decision.banStarted === true);
+        observe?.refused(decision.refusal ?? 'rate_limited', decision.banStarted === true);
         throw keyRefusal(decision);
       }
       admitted = true;
@@ -387,28 +390,4 @@ const awaitingContinue = new WeakSet<IncomingMessage>();
 /** Whether this request still waits for its `100 Continue`; true once only. */
 function expectsContinue(req: IncomingMessage): boolean {
   return awaitingContinue.delete(req);
-}
-
-/** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
-function keyRefusal(decision: Decision): ApiError {
-  const code = decision.code ?? 'rate_limited';
-  const seconds = decision.retryAfterSeconds ?? 1;
-  const message =
-    code === 'temporarily_banned'
-      ? `This API key is temporarily banned after repeated requests over its limit; retry in ${seconds} s`
-      : `Too many requests; retry in ${seconds} s (see Retry-After) and back off exponentially`;
-  return new ApiError(code, message);
-}
-
-/**
- * The 429 of an address that spent its failed-authentication budget: it says so, since the key sent
- * may be valid (every request from the address waits, so that keys cannot be guessed at speed).
- */
-function failedAuthRefusal(decision: Decision, headers: ResponseHeaders): ApiError {
-  headers.setPairs(decision.headers);
-  const seconds = decision.retryAfterSeconds ?? 1;
-  return new ApiError(
-    'rate_limited',
-    `Too many requests with a missing or invalid API key came from this address; every request from it waits ${seconds} s (see Retry-After). Check the key you send`,
-  );
 }
