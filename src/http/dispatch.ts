@@ -20,6 +20,7 @@ import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
 import type { DocsPage } from './docs-page.js';
 import { countHeader } from './headers.js';
+import { type Arrive, IdempotencyKeys } from './idempotency-key.js';
 import { requestIdOf } from './request-id.js';
 import { splitTarget } from './request-target.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
@@ -42,8 +43,11 @@ export interface DispatchContext {
   maxInFlight: number;
   /** The CORS policy, when origins are configured. */
   cors: CorsPolicy | undefined;
-  /** Notes a request with an Idempotency-Key as in flight when its headers arrive, so a repeat meanwhile is refused. */
-  arrive(scope: string, key: string): Promise<Arrival>;
+  /**
+   * Notes a request with an Idempotency-Key as in flight when its headers arrive, so a repeat meanwhile
+   * is refused; `status` is what it is answered with if it is carried out (remembered with the answer).
+   */
+  arrive: Arrive;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
   /** The API reference page at /docs; undefined when it is turned off. */
@@ -98,6 +102,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     accessLog({ requestId, method: req.method ?? '', path, status: res.statusCode, durationMs, keyId: key?.id });
   };
   const openapiPath = `${basePath}/openapi.json`;
+  const idempotencyKeys = new IdempotencyKeys(context.arrive, context.logError);
   let inFlight = 0;
 
   const answerOperational = (
@@ -154,15 +159,6 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   ): Promise<void> => {
     let key: ApiKey | undefined;
     let arrival: Arrival | undefined;
-    // The Idempotency-Key's claim ends before the answer is sent: a client that retries the moment it
-    // has an answer must find the key free (and the answer remembered), not still in flight, also on a
-    // store where the release is a round trip of its own. Called only when there is a claim, so that a
-    // request without one takes no extra turn of the microtask queue.
-    const leave = async (): Promise<void> => {
-      const leaving = arrival;
-      arrival = undefined;
-      if (leaving !== undefined) await leaving.leave().catch((error: unknown) => context.logError(requestId, error));
-    };
     let admitted = false;
     let operation = 'unrouted';
     inFlight++;
@@ -233,11 +229,9 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
         );
       }
       // A request with an Idempotency-Key is in flight from here, before its body arrives, until it is
-      // answered. Keys are scoped per API key and per route (as the first release wrote them in the log).
-      const idempotencyKey = route.acceptsIdempotencyKey === true ? idempotencyKeyOf(req) : undefined;
-      if (idempotencyKey !== undefined) {
-        arrival = await context.arrive(`${key.id} ${route.method} ${route.path}`, idempotencyKey);
-      }
+      // answered (idempotency-key.ts).
+      const claiming = idempotencyKeys.claim(req, route, key.id);
+      if (claiming !== undefined) arrival = await claiming;
       let body: unknown;
       // Expect: 100-continue is answered here, when the body is wanted (RFC 9110 §10.1.1): after the key,
       // the limits and the Idempotency-Key's claim, so a client refused before gets its final answer
@@ -249,9 +243,13 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       else if (route.method !== 'GET') await skipBody(req, context.maxBodyBytes);
       const handled = route.handle({ params: match.params, query, body, key, arrival });
       const answer = isPending(handled) ? await handled : handled;
-      if (arrival !== undefined) await leave();
+      const claim = arrival;
+      if (claim !== undefined) {
+        arrival = undefined;
+        await idempotencyKeys.release(claim, requestId);
+      }
       if (answer.headers !== undefined) headers.setAll(answer.headers);
-      sendJson(res, answer.status, answer.body, headers);
+      sendJson(res, idempotencyKeys.statusOf(answer, claim, headers), answer.body, headers);
     } catch (error) {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
       if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
@@ -259,7 +257,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
           context.logError(requestId, refundError),
         );
       }
-      if (arrival !== undefined) await leave();
+      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
       answerError(req, res, headers, error, requestId);
     } finally {
       inFlight--;
@@ -363,25 +361,6 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       listener(req, res);
     },
   });
-}
-
-// An Idempotency-Key is 1 to 255 visible ASCII characters.
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The request's Idempotency-Key, checked; undefined when none was sent. */
-function idempotencyKeyOf(req: IncomingMessage): string | undefined {
-  const count = countHeader(req, 'idempotency-key');
-  // A repeat matters only on a request with a body; one without a body is refused as invalid_json anyway.
-  if (count === 0 || (count > 1 && !announcesBody(req))) return undefined;
-  const value = req.headers['idempotency-key'];
-  if (count > 1 || typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw new ApiError(
-      'invalid_header',
-      'Header "Idempotency-Key" must be sent once, as 1 to 255 visible ASCII characters',
-      [{ path: 'Idempotency-Key', message: '"Idempotency-Key" must be 1 to 255 visible ASCII characters, sent once' }],
-    );
-  }
-  return value;
 }
 
 /** Requests whose `100 Continue` Node left to the dispatcher (they came through `checkContinue`). */

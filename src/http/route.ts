@@ -47,6 +47,11 @@ export interface Route {
   deprecation?: Deprecation;
   /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
   acceptsIdempotencyKey?: boolean;
+  /**
+   * With `acceptsIdempotencyKey`: the status the route answers a request it carries out with (201 for a
+   * creation), remembered with the answer under the key; a replay is answered with the status remembered.
+   */
+  rememberedStatus?: number;
   /** The answer; at once when the service has it at once (an in-memory store), so no turn of the microtask queue is spent. */
   handle(input: RouteInput): Awaitable<Answer>;
 }

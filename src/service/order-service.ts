@@ -71,7 +71,7 @@ export class OrderService {
 
   /** Places an order for pet `petId` (404 unknown, 409 not available), once per Idempotency-Key. */
   async place(petId: number, arrival?: Arrival): Promise<Created> {
-    const outcome = await this.#idempotency.run(arrival, { petId }, 201, (remember) =>
+    const outcome = await this.#idempotency.run(arrival, { petId }, (remember) =>
       this.#store.placeOrder(
         petId,
         new Date(this.#clock.now()).toISOString(),

@@ -42,9 +42,7 @@ export class PetService {
   /** Creates a pet (its status `available` unless given), once per Idempotency-Key when `arrival` carries one. */
   async create(newPet: NewPet, arrival?: Arrival): Promise<Created> {
     const pet = { name: newPet.name, categoryId: newPet.categoryId, status: newPet.status ?? DEFAULT_PET_STATUS };
-    const outcome = await this.#idempotency.run(arrival, newPet, 201, (remember) =>
-      this.#store.createPet(pet, remember),
-    );
+    const outcome = await this.#idempotency.run(arrival, newPet, (remember) => this.#store.createPet(pet, remember));
     return createdOf(outcome);
   }
 }

@@ -95,6 +95,7 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
       operationId: path.slice(1),
       bodyMediaTypes: ['application/json'],
       acceptsIdempotencyKey: true,
+      rememberedStatus: 201,
       handle: async () => {
         if (fails) throw new ApiError('conflict', 'refused');
         return { status: 201, body: '{}' };
@@ -104,12 +105,14 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
   const served = await serveDispatcher({
     router,
     keyLimits: { perMinute: 1000, perDay: 10000 },
-    arrive: (scope, key) =>
+    arrive: (scope, key, status) =>
       Promise.resolve({
         scope,
         key,
         claimant: 'c',
+        status,
         claimed: true,
+        replayedStatus: undefined,
         leave: () =>
           new Promise<void>((resolve) =>
             setTimeout(() => {

@@ -6,7 +6,7 @@ import { listAnswer } from '../list-answer.js';
 import { parseListQuery } from '../list-query.js';
 import { parseIdParameter } from '../request-target.js';
 import type { Answer, Route, RouteInput } from '../route.js';
-import { createdAnswer } from './created-answer.js';
+import { CREATED_STATUS, createdAnswer } from './created-answer.js';
 
 /** The order routes, each marked beta in the OpenAPI document. */
 export function orderRoutes(service: Service, basePath: string): Route[] {
@@ -27,6 +27,7 @@ export function orderRoutes(service: Service, basePath: string): Route[] {
       operationId: 'placeOrder',
       bodyMediaTypes: ['application/json'],
       acceptsIdempotencyKey: true,
+      rememberedStatus: CREATED_STATUS,
       handle: async (input) =>
         createdAnswer(await service.orders.place(validateNewOrder(input.body).petId, input.arrival), listPath),
     },

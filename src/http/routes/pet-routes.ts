@@ -6,7 +6,7 @@ import { listAnswer } from '../list-answer.js';
 import { parseListQuery } from '../list-query.js';
 import { parseIdParameter } from '../request-target.js';
 import type { Deprecation, Route } from '../route.js';
-import { createdAnswer } from './created-answer.js';
+import { CREATED_STATUS, createdAnswer } from './created-answer.js';
 
 /** What the pet routes need besides the service. */
 export interface PetRoutesOptions {
@@ -36,6 +36,7 @@ export function petRoutes(service: Service, options: PetRoutesOptions): Route[] 
       operationId: 'createPet',
       bodyMediaTypes: ['application/json'],
       acceptsIdempotencyKey: true,
+      rememberedStatus: CREATED_STATUS,
       handle: async (input) =>
         createdAnswer(await service.pets.create(validateNewPet(input.body), input.arrival), listPath),
     },
