@@ -54,6 +54,11 @@ export class Admission {
     return undefined;
   }
 
+  /** Gives back what `admit` took, for a request that counts against no key after all (Node's 408). */
+  async refund(key: ApiKey): Promise<void> {
+    await this.#options.limiter.refundKey(key.id, key);
+  }
+
   /**
    * Refuses with 503 while the service stops, or when more than `maxInFlight` requests (this one
    * included) are in flight. Checked after the limits, so these 503s count and carry the rate-limit

@@ -84,7 +84,7 @@ export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) &
 
 /** Builds the dispatcher. */
 export function createDispatcher(context: DispatchContext): Dispatcher {
-  const { basePath, cors, limiter, logError } = context;
+  const { basePath, cors, logError } = context;
   const access = new AccessLine(context.accessLog, context.observe);
   const operational = new OperationalEndpoints({
     basePath,
@@ -96,7 +96,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const routing = new Routing(context.router, basePath, context.clock);
   const admission = new Admission({
     keys: context.keys,
-    limiter,
+    limiter: context.limiter,
     trustProxy: context.trustProxy,
     maxInFlight: context.maxInFlight,
     isAccepting: context.isAccepting,
@@ -150,7 +150,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
       if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
         try {
-          await limiter.refundKey(key.id, key);
+          await admission.refund(key);
         } catch (refundError) {
           logError(requestId, refundError);
         }

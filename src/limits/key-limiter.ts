@@ -4,9 +4,9 @@
 // ban; during it every request is `temporarily_banned`, takes nothing and does not extend it.
 //
 // Time: buckets, refusals and bans run on the monotonic clock, so a wall-clock step neither creates
-// nor destroys tokens nor moves a ban; wall time only forms the reset time told to clients and the saved state
-// (a ban is saved with its wall-clock end, so it ends then also across a restart). Memory: one
-// small record per key that has made a request, none per request; each call is O(1).
+// nor destroys tokens nor moves a ban; wall time only forms the reset time told to clients and the
+// saved state (a ban is saved with its wall-clock end, so it ends then also across a restart).
+// Memory: one small record per key that has made a request, none per request; each call is O(1).
 
 import type { Clock } from '../clock.js';
 import type { Decision, QuotaPolicy } from './decision.js';
@@ -46,7 +46,7 @@ interface KeyState {
   refusals: RefusalWindow | undefined;
   /** Monotonic end of the current ban, or NOT_BANNED. */
   banEndMs: number;
-  /** The key's policies, formed once per distinct pair of limits rather than per request. */
+  /** The key's policies, looked up when its limits change rather than per request. */
   policies: readonly QuotaPolicy[];
   policyPerMinute: number;
   policyPerDay: number;

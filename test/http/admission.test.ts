@@ -80,6 +80,17 @@ test('a key over its limits is refused 429 rate_limited with Retry-After; the re
   assert.deepEqual(refused, ['rate_limited']);
 });
 
+test('a request that counts against no key after all gets its token back', async () => {
+  const { admission } = setup();
+  const key = admission.authenticate(withKey(), new ResponseHeaders('r'));
+  if (key instanceof Promise) assert.fail('a promise');
+  admission.admit(key, new ResponseHeaders('r'));
+  await admission.refund(key);
+  const headers = new ResponseHeaders('r');
+  admission.admit(key, headers);
+  assert.equal(fields(headers)['x-ratelimit-remaining'], '1', 'the refunded token was there to take');
+});
+
 test('a missing or invalid key is 401, charged to the address, and the 401 tells of its bucket', async () => {
   const { admission } = setup();
   const headers = new ResponseHeaders('r');

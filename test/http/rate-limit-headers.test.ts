@@ -17,6 +17,11 @@ function rendered(decision: Decision): string[] {
   return headers.list.slice(2);
 }
 
+test('keys with the same limits share one policies array, so its text is formed once', () => {
+  assert.equal(keyPolicies({ perMinute: 60, perDay: 1000 }), keyPolicies(PLAN_LIMITS.free));
+  assert.notEqual(keyPolicies(PLAN_LIMITS.pro), keyPolicies(PLAN_LIMITS.free));
+});
+
 test('RateLimit-Policy names both buckets of a key with the numbers of its plan', () => {
   assert.equal(policyText(keyPolicies(PLAN_LIMITS.free)), '"minute";q=60;w=60, "day";q=1000;w=86400');
   assert.equal(policyText(keyPolicies(PLAN_LIMITS.pro)), '"minute";q=300;w=60, "day";q=10000;w=86400');
@@ -94,7 +99,16 @@ test('what is kept from one answer to the next never leaks into an answer with o
   for (const [decision, values] of [
     ...cases,
     ...cases,
-    [{ ...cases[0]![0], policies: keyPolicies(PLAN_LIMITS.free) }, cases[0]![1]] as const,
+    [
+      {
+        ...cases[0]![0],
+        policies: [
+          { name: 'minute', quota: 60, windowSeconds: 60 },
+          { name: 'day', quota: 1000, windowSeconds: 86_400 },
+        ],
+      },
+      cases[0]![1],
+    ] as const,
   ]) {
     const list = rendered(decision);
     assert.deepEqual(

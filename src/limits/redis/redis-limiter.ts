@@ -17,7 +17,7 @@ import { type KeyAdmission, keyDecision } from '../key-decision.js';
 import type { Limiter } from '../limiter.js';
 import type { ResolvedLimiterOptions } from '../options.js';
 import { assertLimits, DAY_MS, type Limits, MINUTE_MS } from '../plans.js';
-import { failedAuthPolicies, KeyPoliciesMemo } from '../policies.js';
+import { failedAuthPolicies, keyPolicies } from '../policies.js';
 import { hasToken, msUntilFull } from '../token-bucket.js';
 import { ADDRESS, ADMIT_KEY, REFUND_KEY } from './scripts.js';
 
@@ -59,7 +59,6 @@ export class RedisLimiter implements Limiter {
   readonly #time: () => number;
   readonly #onAvailability: (available: boolean, cause: string) => void;
   readonly #addressPolicies: readonly QuotaPolicy[];
-  readonly #keyPolicies = new KeyPoliciesMemo();
   #available = true;
 
   constructor(parts: RedisLimiterParts) {
@@ -117,7 +116,7 @@ export class RedisLimiter implements Limiter {
         : outcome === 'banned'
           ? { outcome, ...levels, banLeftMs: waitMs }
           : { outcome: 'refused', ...levels, waitMs, ...(banStarted === '1' && { banStarted: true }) };
-    return keyDecision(admission, limits, this.#keyPolicies.of(limits), Number(nowText));
+    return keyDecision(admission, limits, keyPolicies(limits), Number(nowText));
   }
 
   async refundKey(keyId: string, limits: Limits): Promise<void> {
