@@ -1,18 +1,20 @@
 // The admission target: authentication and rate limiting together cost at most 5 % of the list route.
 // Both sides are CPU time, so the load generator sharing the machine does not blur them:
-//   admission  the dispatcher's admission path for one request, timed in-process over many requests:
-//              the per-address check, the Authorization header parsed and the key found by its
-//              hash, both token buckets charged, the rate-limit headers formed and set;
+//   admission  the dispatcher's admission step for one request (src/http/admission.ts), timed
+//              in-process over many requests: the per-address check, the Authorization header parsed
+//              and the key found by its hash, both token buckets charged, the rate-limit header
+//              fields rendered and set on the answer's headers;
 //   route      the service's CPU time per answered list request (user + system, from /proc), at
 //              full speed, everything included (node:http, routing, paging, the socket writes).
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { authenticate } from '../src/http/authorization.js';
 import { keysFromSpecs } from '../src/keys/configured-keys.js';
 import { KeyRing } from '../src/keys/key-ring.js';
+import { isPending } from '../src/awaitable.js';
 import { systemClock } from '../src/clock.js';
-import { clientAddress } from '../src/http/client-address.js';
+import { Admission } from '../src/http/admission.js';
+import { ResponseHeaders } from '../src/http/response-headers.js';
 import { MemoryLimiter } from '../src/limits/index.js';
 
 /** Requests timed per measurement: long enough for the JIT to settle, short enough to take a second. */
@@ -30,14 +32,19 @@ export function admissionNanoseconds(rounds = 5, admissions = ADMISSIONS): numbe
     rawHeaders: ['Host', '127.0.0.1', 'Authorization', authorization],
     socket: { remoteAddress: '127.0.0.1' },
   } as unknown as IncomingMessage;
-  const admitOne = (): Record<string, string> => {
-    const address = clientAddress(req, false);
-    if (limiter.checkAddress(address) !== undefined) throw new Error('the bench address was refused');
-    const key = authenticate(req, keys);
-    const decision = limiter.admitKey(key.id, key);
-    if (!decision.allowed) throw new Error('the bench key was refused');
-    const headers: Record<string, string> = {};
-    for (const [name, value] of decision.headers) headers[name.toLowerCase()] = value;
+  const admission = new Admission({
+    keys,
+    limiter,
+    trustProxy: false,
+    maxInFlight: 1,
+    isAccepting: () => true,
+    observe: undefined,
+  });
+  const admitOne = (): ResponseHeaders => {
+    const headers = new ResponseHeaders('bench');
+    const key = admission.authenticate(req, headers);
+    if (isPending(key) || isPending(admission.admit(key, headers)))
+      throw new Error('the in-memory limiter answered later');
     return headers;
   };
   const samples: number[] = [];

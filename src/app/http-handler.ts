@@ -72,7 +72,7 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     trustProxy: settings.trustProxy,
     maxInFlight: settings.maxInFlight,
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),
-    arrive: (scope, key) => service.idempotency.arrive(scope, key),
+    arrive: (scope, key, status) => service.idempotency.arrive(scope, key, status),
     openapiJson: JSON.stringify(
       buildOpenApi({
         routes,

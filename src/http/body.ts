@@ -3,7 +3,7 @@
 // then strict UTF-8 and JSON.parse (README "Errors").
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
-import { countHeader } from './headers.js';
+import { assertSentOnce } from './request-checks.js';
 
 /** Media types a JSON body may be sent as; PATCH adds `application/merge-patch+json` (RFC 7396). */
 export const JSON_MEDIA_TYPES: readonly string[] = ['application/json'];
@@ -47,15 +47,11 @@ export function announcesBody(req: IncomingMessage): boolean {
   return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > 0;
 }
 
-/** README "Errors": on a request with a body, a repeated Content-Type or Idempotency-Key is 400 invalid_header. */
+/** The fields a request with a body must not repeat, in the order they are checked. */
+const SINGLE_FIELDS = ['Content-Type', 'Idempotency-Key'];
+
 function checkSingleHeaders(req: IncomingMessage): void {
-  for (const name of ['Content-Type', 'Idempotency-Key']) {
-    if (countHeader(req, name.toLowerCase()) > 1) {
-      throw new ApiError('invalid_header', `Header "${name}" must be sent once`, [
-        { path: name, message: `"${name}" was sent more than once` },
-      ]);
-    }
-  }
+  for (const name of SINGLE_FIELDS) assertSentOnce(req, name);
 }
 
 /** Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. */

@@ -2,7 +2,7 @@
 // answers carry Access-Control-Allow-Origin and expose the headers a browser client needs (rate
 // limits, paging, request id); a preflight (OPTIONS with Access-Control-Request-Method) is answered
 // 204 before authentication, since browsers send preflights without credentials.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isOrigin } from '../origin.js';
 import type { ResponseHeaders } from './response-headers.js';
 
@@ -57,6 +57,14 @@ export class CorsPolicy {
     headers.set('access-control-allow-methods', ALLOWED_METHODS);
     headers.set('access-control-allow-headers', ALLOWED_HEADERS);
     headers.set('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS));
+    return true;
+  }
+
+  /** Answers `req` with 204 when it is a preflight from an allowed origin; true when it did. */
+  answerPreflight(req: IncomingMessage, res: ServerResponse, headers: ResponseHeaders): boolean {
+    if (!this.preflight(req, headers)) return false;
+    res.writeHead(204, headers.list);
+    res.end();
     return true;
   }
 }

@@ -1,30 +1,41 @@
-// The request listener: the order of checks, in one place.
-//   operational routes (no key) → authentication (401) → rate limit (429) → route (404/405)
-//   → sunset (410) → input (400/413/415) → the operation.
-// Every API answer carries the limiter's headers; every answer carries X-Request-Id. The operational
-// routes (/healthz, /readyz, the OpenAPI document, the /docs page) need no key and count against no limit.
+// The request listener: the steps of a request, in their order, each a module of its own.
+//   request checks (400 Host, 414 target)  request-checks.ts
+//   CORS preflight (204)                   cors.ts
+//   operational endpoints (no key)         operational.ts
+//   admission: address → key (401) → limits (429) → capacity (503)   admission.ts
+//   route (404/405) → sunset (410)         routing.ts
+//   Idempotency-Key claim (400)            idempotency-key.ts
+//   input: 100 Continue, body (400/413/415)   request-input.ts
+//   the route, the answer (error-answer.ts for failures), the access line (access-line.ts)
+// Every API answer carries the limiter's fields; every answer carries X-Request-Id. The operational
+// endpoints need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiKey } from '../keys/api-key.js';
 import { isPending } from '../awaitable.js';
 import type { Clock } from '../clock.js';
-import { ApiError, errorBody } from '../errors.js';
 import type { Arrival } from '../idempotency/idempotency.js';
-import type { Decision, Limiter } from '../limits/index.js';
-import type { RequestObserver } from './request-observer.js';
+import type { Limiter } from '../limits/index.js';
 import type { AccessEntry } from '../logger.js';
+import { AccessLine } from './access-line.js';
+import { Admission } from './admission.js';
 import { sendError, sendJson } from './answers.js';
-import { authenticate, type KeyLookup } from './authorization.js';
-import { announcesBody, ClientGoneError, readJsonBody, skipBody } from './body.js';
-import { clientAddress } from './client-address.js';
+import type { KeyLookup } from './authorization.js';
+import { ClientGoneError } from './body.js';
 import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
 import type { DocsPage } from './docs-page.js';
-import { countHeader } from './headers.js';
+import { answerError } from './error-answer.js';
+import { type Arrive, IdempotencyKeys } from './idempotency-key.js';
+import { OperationalEndpoints, sendNotServed } from './operational.js';
+import { requestFault } from './request-checks.js';
 import { requestIdOf } from './request-id.js';
+import { awaitContinue, readInput } from './request-input.js';
+import type { RequestObserver } from './request-observer.js';
 import { splitTarget } from './request-target.js';
 import { ResponseHeaders } from './response-headers.js';
 import type { Route } from './route.js';
 import type { Router } from './router.js';
+import { Routing } from './routing.js';
 
 /** Everything the listener needs; built once by the composition root. */
 export interface DispatchContext {
@@ -40,8 +51,11 @@ export interface DispatchContext {
   maxInFlight: number;
   /** The CORS policy, when origins are configured. */
   cors: CorsPolicy | undefined;
-  /** Notes a request with an Idempotency-Key as in flight when its headers arrive, so a repeat meanwhile is refused. */
-  arrive(scope: string, key: string): Promise<Arrival>;
+  /**
+   * Notes a request with an Idempotency-Key as in flight when its headers arrive, so a repeat meanwhile
+   * is refused; `status` is what it is answered with if it is carried out (remembered with the answer).
+   */
+  arrive: Arrive;
   /** The OpenAPI document, serialised once. */
   openapiJson: string;
   /** The API reference page at /docs; undefined when it is turned off. */
@@ -58,12 +72,6 @@ export interface DispatchContext {
   observe?: RequestObserver | undefined;
 }
 
-const HEALTHZ_OK = '{"status":"ok"}';
-const READYZ_OK = '{"status":"ready"}';
-// While stopping, /healthz answers like any other error: the Error body of the error table.
-const STOPPING_MESSAGE = 'The service is stopping and takes no new work; send requests to another instance';
-const HEALTHZ_STOPPING = errorBody('unavailable', STOPPING_MESSAGE);
-
 /** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
 export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & {
   inFlight(): number;
@@ -76,71 +84,30 @@ export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) &
 
 /** Builds the dispatcher. */
 export function createDispatcher(context: DispatchContext): Dispatcher {
-  const { basePath, router, limiter, clock, cors, accessLog, observe } = context;
-  const timed = accessLog !== undefined || observe !== undefined;
-
-  const logAccess = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    path: string,
-    startedMs: number,
-    key: ApiKey | undefined,
-    operation: string,
-  ): void => {
-    if (!timed) return;
-    const elapsedMs = performance.now() - startedMs;
-    observe?.answered(operation, res.statusCode, elapsedMs / 1000);
-    if (accessLog === undefined) return;
-    const durationMs = Math.round(elapsedMs * 1000) / 1000;
-    accessLog({ requestId, method: req.method ?? '', path, status: res.statusCode, durationMs, keyId: key?.id });
-  };
-  const openapiPath = `${basePath}/openapi.json`;
+  const { basePath, cors, logError } = context;
+  const access = new AccessLine(context.accessLog, context.observe);
+  const operational = new OperationalEndpoints({
+    basePath,
+    openapiJson: context.openapiJson,
+    docs: context.docs,
+    isAccepting: context.isAccepting,
+    checkReady: context.checkReady,
+  });
+  const routing = new Routing(context.router, basePath, context.clock);
+  const admission = new Admission({
+    keys: context.keys,
+    limiter: context.limiter,
+    trustProxy: context.trustProxy,
+    maxInFlight: context.maxInFlight,
+    isAccepting: context.isAccepting,
+    observe: context.observe,
+  });
+  const idempotencyKeys = new IdempotencyKeys(context.arrive, logError);
   let inFlight = 0;
 
-  const answerOperational = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: ResponseHeaders,
-    body: string,
-    status = 200,
-  ): void => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      headers.set('allow', 'GET, HEAD');
-      sendError(
-        res,
-        new ApiError('method_not_allowed', `Method ${req.method} is not allowed here; use GET or HEAD`),
-        headers,
-      );
-      return;
-    }
-    sendJson(res, status, body, headers);
-  };
-
-  /** /readyz: 200 while accepting and every backing server answers, else 503 saying which is not. */
-  const answerReadiness = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: ResponseHeaders,
-  ): Promise<void> => {
-    let body = READYZ_OK;
-    let status = 200;
-    if (!context.isAccepting()) {
-      headers.set('connection', 'close');
-      body = HEALTHZ_STOPPING;
-      status = 503;
-    } else if (req.method === 'GET' || req.method === 'HEAD') {
-      try {
-        await context.checkReady();
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        body = errorBody('unavailable', `The service is not ready: ${reason}`);
-        status = 503;
-      }
-    }
-    answerOperational(req, res, headers, body, status);
-  };
-
+  // What the service's own backends answer at once (the in-memory limiter, store and key ring) is used
+  // at once: only a promise is awaited, so that a request served from memory takes no turn of the
+  // microtask queue before its answer.
   const serveApi = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -150,265 +117,87 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     requestId: string,
     startedMs: number,
   ): Promise<void> => {
+    const method = req.method ?? '';
     let key: ApiKey | undefined;
     let arrival: Arrival | undefined;
-    // The Idempotency-Key's claim ends before the answer is sent: a client that retries the moment it
-    // has an answer must find the key free (and the answer remembered), not still in flight, also on a
-    // store where the release is a round trip of its own. Called only when there is a claim, so that a
-    // request without one takes no extra turn of the microtask queue.
-    const leave = async (): Promise<void> => {
-      const leaving = arrival;
-      arrival = undefined;
-      if (leaving !== undefined) await leaving.leave().catch((error: unknown) => context.logError(requestId, error));
-    };
     let admitted = false;
     let operation = 'unrouted';
     inFlight++;
     try {
-      // The route is looked up first (a pure lookup) so that every answer of a deprecated route carries its
-      // Deprecation, Sunset and Link headers, a 401 or 429 included; a 404 or 405 still comes after them.
-      const match = router.find(req.method ?? '', path.slice(basePath.length));
+      const match = routing.find(method, path, headers);
       if (match.kind === 'found') operation = match.route.operationId;
-      if (match.kind !== 'not_found' && match.route.deprecation !== undefined)
-        headers.setAll(match.route.deprecation.headers);
-      const address = clientAddress(req, context.trustProxy);
-      // The in-memory limiter answers at once and a shared one with a promise: only a promise is
-      // awaited, so that a request the limiter decides in memory takes no turn of the microtask queue.
-      const checked = limiter.checkAddress(address);
-      const addressRefusal = isPending(checked) ? await checked : checked;
-      if (addressRefusal !== undefined) {
-        observe?.refused('rate_limited', false);
-        throw failedAuthRefusal(addressRefusal, headers);
-      }
-      try {
-        key = authenticate(req, context.keys);
-      } catch (error) {
-        headers.setPairs((await limiter.chargeFailedAuth(address)).headers);
-        throw error;
-      }
-      const admission = limiter.admitKey(key.id, key);
-      const decision = isPending(admission) ? await admission : admission;
-      headers.setPairs(decision.headers);
-      if (!decision.allowed) {
-        observe?.refused(decision.code ?? 'rate_limited', decision.banStarted === true);
-        throw keyRefusal(decision);
-      }
+      const authenticated = admission.authenticate(req, headers);
+      key = isPending(authenticated) ? await authenticated : authenticated;
+      const admitting = admission.admit(key, headers);
+      if (isPending(admitting)) await admitting;
       admitted = true;
-      // Checked after the key and the limiter, so these 503s count and carry the limit headers like any answer.
-      if (!context.isAccepting()) {
-        throw new ApiError('unavailable', 'The service is stopping; retry on another instance or shortly', undefined, {
-          retryAfterSeconds: 1,
-          headers: { connection: 'close' },
-        });
-      }
-      if (inFlight > context.maxInFlight) {
-        observe?.shed();
-        throw new ApiError(
-          'unavailable',
-          `The service is at capacity (${context.maxInFlight} requests in flight); retry after the Retry-After seconds`,
-          undefined,
-          { retryAfterSeconds: 1 },
-        );
-      }
-
-      if (match.kind === 'not_found')
-        throw new ApiError('not_found', `No route matches ${req.method} ${path}; see ${openapiPath}`);
-      if (match.kind === 'method_not_allowed') {
-        throw new ApiError(
-          'method_not_allowed',
-          `Method ${req.method} is not allowed on ${path}; allowed: ${match.allow}`,
-          undefined,
-          { headers: { allow: match.allow } },
-        );
-      }
-      const route = match.route;
-      if (route.deprecation !== undefined && clock.now() >= route.deprecation.sunsetMs) {
-        const removedOn = new Date(route.deprecation.sunsetMs).toISOString().slice(0, 10);
-        throw new ApiError(
-          'gone',
-          `${route.method} ${basePath}${route.path} was removed on ${removedOn}; use ${route.deprecation.replacement} instead`,
-        );
-      }
-      // A request with an Idempotency-Key is in flight from here, before its body arrives, until it is
-      // answered. Keys are scoped per API key and per route (as the first release wrote them in the log).
-      const idempotencyKey = route.acceptsIdempotencyKey === true ? idempotencyKeyOf(req) : undefined;
-      if (idempotencyKey !== undefined) {
-        arrival = await context.arrive(`${key.id} ${route.method} ${route.path}`, idempotencyKey);
-      }
-      let body: unknown;
-      // Expect: 100-continue is answered here, when the body is wanted (RFC 9110 §10.1.1): after the key,
-      // the limits and the Idempotency-Key's claim, so a client refused before gets its final answer
-      // without sending the body, and a repeat that arrives after the 100 finds the claim in place.
-      if (expectsContinue(req)) res.writeContinue();
-      if (route.bodyMediaTypes !== undefined)
-        body = await readJsonBody(req, context.maxBodyBytes, route.bodyMediaTypes);
-      // A GET's body is ignored, headers and all; any other method's is checked.
-      else if (route.method !== 'GET') await skipBody(req, context.maxBodyBytes);
-      const handled = route.handle({ params: match.params, query, body, key, arrival });
+      admission.assertCapacity(inFlight);
+      const { route, params } = routing.resolve(match, method, path);
+      const claiming = idempotencyKeys.claim(req, route, key.id);
+      if (claiming !== undefined) arrival = await claiming;
+      const reading = readInput(req, res, route, context.maxBodyBytes);
+      const body = reading === undefined ? undefined : await reading;
+      const handled = route.handle({ params, query, body, key, arrival });
       const answer = isPending(handled) ? await handled : handled;
-      if (arrival !== undefined) await leave();
+      const claim = arrival;
+      if (claim !== undefined) {
+        arrival = undefined;
+        await idempotencyKeys.release(claim, requestId);
+      }
       if (answer.headers !== undefined) headers.setAll(answer.headers);
-      sendJson(res, answer.status, answer.body, headers);
+      sendJson(res, idempotencyKeys.statusOf(answer, claim, headers), answer.body, headers);
     } catch (error) {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
       if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
-        await Promise.resolve(limiter.refundKey(key.id, key)).catch((refundError: unknown) =>
-          context.logError(requestId, refundError),
-        );
+        try {
+          await admission.refund(key);
+        } catch (refundError) {
+          logError(requestId, refundError);
+        }
       }
-      if (arrival !== undefined) await leave();
-      answerError(req, res, headers, error, requestId);
+      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
+      answerError(req, res, headers, error, requestId, logError);
     } finally {
       inFlight--;
-      logAccess(req, res, requestId, path, startedMs, key, operation);
+      access.record(req, res, requestId, path, startedMs, key?.id, operation);
     }
-  };
-
-  const answerError = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    headers: ResponseHeaders,
-    error: unknown,
-    requestId: string,
-  ): void => {
-    if (error instanceof ClientGoneError) {
-      // For the access log: Node's 408, or nginx's 499 for a client that closed before its answer.
-      res.statusCode = wasTimedOut(req.socket) ? 408 : 499;
-      res.destroy();
-      return;
-    }
-    const apiError = error instanceof ApiError ? error : new ApiError('internal_error');
-    if (!(error instanceof ApiError)) context.logError(requestId, error);
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    // A body left unread (refused before or while reading it) is not drained: the connection closes.
-    // Only a body: a request without one is kept alive, even when it is answered before Node has
-    // marked it complete (a synchronous 401, 404 or 429 is sent before that happens).
-    if (!req.complete && announcesBody(req)) headers.set('connection', 'close');
-    sendError(res, apiError, headers);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const startedMs = timed ? performance.now() : 0;
+    const startedMs = access.start();
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers = new ResponseHeaders(requestId);
-    const url = req.url ?? '/';
-    // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400.
-    if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && countHeader(req, 'host') !== 1) {
-      headers.set('connection', 'close');
-      sendError(
-        res,
-        new ApiError('bad_request', 'An HTTP/1.1 request must carry exactly one Host header (RFC 9112 section 3.2)'),
-        headers,
-      );
-      logAccess(req, res, requestId, '(bad host)', startedMs, undefined, 'malformed');
+    const fault = requestFault(req, context.maxUrlBytes);
+    if (fault !== undefined) {
+      sendError(res, fault.error, headers);
+      access.record(req, res, requestId, fault.loggedPath, startedMs, undefined, 'malformed');
       return;
     }
-    if (url.length > context.maxUrlBytes) {
-      sendError(
-        res,
-        new ApiError('uri_too_long', `The request target is longer than ${context.maxUrlBytes} bytes`),
-        headers,
-      );
-      logAccess(req, res, requestId, '(too long)', startedMs, undefined, 'malformed');
-      return;
-    }
-    if (cors?.preflight(req, headers)) {
-      res.writeHead(204, headers.list);
-      res.end();
-      logAccess(req, res, requestId, '(preflight)', startedMs, undefined, 'preflight');
+    if (cors?.answerPreflight(req, res, headers) === true) {
+      access.record(req, res, requestId, '(preflight)', startedMs, undefined, 'preflight');
       return;
     }
     cors?.decorate(req, headers);
-    const { path, query } = splitTarget(url);
-    let operation = 'not_found';
-    if (path === '/healthz') {
-      operation = 'healthz';
-      const accepting = context.isAccepting();
-      // While stopping, the connection is closed after the 503 so that the prober connects afresh (elsewhere).
-      if (!accepting) headers.set('connection', 'close');
-      answerOperational(req, res, headers, accepting ? HEALTHZ_OK : HEALTHZ_STOPPING, accepting ? 200 : 503);
-    } else if (path === '/readyz') {
-      void answerReadiness(req, res, headers).then(() =>
-        logAccess(req, res, requestId, path, startedMs, undefined, 'readyz'),
-      );
-      return;
-    } else if (path === openapiPath) {
-      operation = 'openapi';
-      answerOperational(req, res, headers, context.openapiJson);
-    } else if (context.docs?.has(path) === true) {
-      operation = 'docs';
-      context.docs.answer(req, res, headers, path);
-    } else if (path === basePath || (path.startsWith(basePath) && path.charCodeAt(basePath.length) === 47) /* "/" */) {
-      void serveApi(req, res, headers, path, query, requestId, startedMs);
-      return;
+    const { path, query } = splitTarget(req.url ?? '/');
+    const answered = operational.answer(req, res, headers, path);
+    if (answered === undefined) {
+      if (routing.serves(path)) {
+        void serveApi(req, res, headers, path, query, requestId, startedMs);
+        return;
+      }
+      sendNotServed(res, headers, path, basePath);
+      access.record(req, res, requestId, path, startedMs, undefined, 'not_found');
+    } else if (isPending(answered)) {
+      void answered.then((operation) => access.record(req, res, requestId, path, startedMs, undefined, operation));
     } else {
-      sendError(
-        res,
-        new ApiError('not_found', `Nothing is served at ${path}; the API lives under ${basePath}`),
-        headers,
-      );
+      access.record(req, res, requestId, path, startedMs, undefined, answered);
     }
-    logAccess(req, res, requestId, path, startedMs, undefined, operation);
   };
   return Object.assign(listener, {
     inFlight: () => inFlight,
     checkContinue: (req: IncomingMessage, res: ServerResponse): void => {
-      awaitingContinue.add(req);
+      awaitContinue(req);
       listener(req, res);
     },
   });
-}
-
-// An Idempotency-Key is 1 to 255 visible ASCII characters.
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/** The request's Idempotency-Key, checked; undefined when none was sent. */
-function idempotencyKeyOf(req: IncomingMessage): string | undefined {
-  const count = countHeader(req, 'idempotency-key');
-  // A repeat matters only on a request with a body; one without a body is refused as invalid_json anyway.
-  if (count === 0 || (count > 1 && !announcesBody(req))) return undefined;
-  const value = req.headers['idempotency-key'];
-  if (count > 1 || typeof value !== 'string' || !IDEMPOTENCY_KEY.test(value)) {
-    throw new ApiError(
-      'invalid_header',
-      'Header "Idempotency-Key" must be sent once, as 1 to 255 visible ASCII characters',
-      [{ path: 'Idempotency-Key', message: '"Idempotency-Key" must be 1 to 255 visible ASCII characters, sent once' }],
-    );
-  }
-  return value;
-}
-
-/** Requests whose `100 Continue` Node left to the dispatcher (they came through `checkContinue`). */
-const awaitingContinue = new WeakSet<IncomingMessage>();
-
-/** Whether this request still waits for its `100 Continue`; true once only. */
-function expectsContinue(req: IncomingMessage): boolean {
-  return awaitingContinue.delete(req);
-}
-
-/** The 429 of a key over its plan's limits, or banned; its headers are the decision's. */
-function keyRefusal(decision: Decision): ApiError {
-  const code = decision.code ?? 'rate_limited';
-  const seconds = decision.retryAfterSeconds ?? 1;
-  const message =
-    code === 'temporarily_banned'
-      ? `This API key is temporarily banned after repeated requests over its limit; retry in ${seconds} s`
-      : `Too many requests; retry in ${seconds} s (see Retry-After) and back off exponentially`;
-  return new ApiError(code, message);
-}
-
-/**
- * The 429 of an address that spent its failed-authentication budget: it says so, since the key sent
- * may be valid (every request from the address waits, so that keys cannot be guessed at speed).
- */
-function failedAuthRefusal(decision: Decision, headers: ResponseHeaders): ApiError {
-  headers.setPairs(decision.headers);
-  const seconds = decision.retryAfterSeconds ?? 1;
-  return new ApiError(
-    'rate_limited',
-    `Too many requests with a missing or invalid API key came from this address; every request from it waits ${seconds} s (see Retry-After). Check the key you send`,
-  );
 }

@@ -6,8 +6,7 @@
 // in a URL, a cookie or storage, so never in a log either.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
-import { sendError } from './answers.js';
+import { refuseUnlessRead } from './read-only.js';
 import type { ResponseHeaders } from './response-headers.js';
 
 /** One file of the page, ready to send. */
@@ -134,15 +133,7 @@ export class DocsPage {
   /** Answers a request for one of the page's paths (`has(path)` is true): GET and HEAD, 304 on a matching ETag, else 405. */
   answer(req: IncomingMessage, res: ServerResponse, headers: ResponseHeaders, path: string): void {
     const file = this.#files.get(path) as PageFile;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      headers.set('allow', 'GET, HEAD');
-      sendError(
-        res,
-        new ApiError('method_not_allowed', `Method ${req.method} is not allowed here; use GET or HEAD`),
-        headers,
-      );
-      return;
-    }
+    if (refuseUnlessRead(req, res, headers)) return;
     headers.setAll(SAFETY_HEADERS);
     headers.set('etag', file.etag);
     headers.set('cache-control', file.cacheControl);

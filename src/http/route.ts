@@ -61,6 +61,11 @@ export interface Route extends Readonly<RouteDeclaration> {
   readonly bodyMediaTypes: readonly string[] | undefined;
   /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
   readonly acceptsIdempotencyKey: boolean;
+  /**
+   * The status of the route's success (201 for a creation, 202, 200), remembered with an answer under an
+   * Idempotency-Key; a replay is answered with the status remembered.
+   */
+  readonly rememberedStatus: number;
 }
 
 /** The route of `declaration`; one without its OpenAPI description is a programmer error. */
@@ -75,5 +80,6 @@ export function defineRoute(declaration: RouteDeclaration): Route {
     operationId: operation.operationId,
     bodyMediaTypes: mediaTypes === undefined ? undefined : Object.keys(mediaTypes),
     acceptsIdempotencyKey: operation.acceptsIdempotencyKey === true,
+    rememberedStatus: operation.success.status,
   };
 }

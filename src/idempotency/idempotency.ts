@@ -4,7 +4,10 @@
 // valid, a repeat that found the key claimed is 409; a repeat of a finished request with an equal body
 // (the same JSON value) gets the remembered answer again, marked replayed; another body is 409. A first
 // attempt that fails is not remembered, so a retry can succeed. The answer is remembered by the store in
-// the same atomic change as what it created, for 24 hours. Nothing here knows HTTP.
+// the same atomic change as what it created, for 24 hours, with the status its request was answered
+// with, which whoever answers gives when the request arrives; a replay tells that status again. What a
+// status means, and the header protocol around it, is HTTP's (src/http/idempotency-key.ts); nothing
+// here knows HTTP.
 import { randomBytes } from 'node:crypto';
 import type { Awaitable } from '../awaitable.js';
 import type { Clock } from '../clock.js';
@@ -30,8 +33,12 @@ export interface Arrival {
   readonly scope: string;
   readonly key: string;
   readonly claimant: string;
+  /** The status this request is answered with when it is carried out: remembered with its answer. */
+  readonly status: number;
   /** Whether this request holds the key's claim. */
   claimed: boolean;
+  /** Set by `run` when the request gets a remembered answer: the status that answer was remembered with. */
+  replayedStatus: number | undefined;
   leave(): Promise<void>;
 }
 
@@ -53,15 +60,20 @@ export class Idempotency {
     return this.#table.claim(scope, key, claimant, nowMs, nowMs + CLAIM_LEASE_MS);
   }
 
-  /** Notes a request with `key` in `scope` (an API key and a route) as in flight, before its body is read. */
-  async arrive(scope: string, key: string): Promise<Arrival> {
+  /**
+   * Notes a request with `key` in `scope` (an API key and a route) as in flight, before its body is
+   * read; `status` is what it will be answered with if it is carried out.
+   */
+  async arrive(scope: string, key: string, status: number): Promise<Arrival> {
     const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
     const table = this.#table;
     const arrival: Arrival = {
       scope,
       key,
       claimant,
+      status,
       claimed: await this.#claim(scope, key, claimant),
+      replayedStatus: undefined,
       leave: async () => {
         if (arrival.claimed) await table.release(scope, key, claimant);
       },
@@ -71,17 +83,17 @@ export class Idempotency {
 
   /**
    * Carries out a request once per key. `body` is its validated body (compared as a JSON value);
-   * `carryOut` makes the change, keeping the record it is given (undefined without a key) with it, and
-   * answers with `status`.
+   * `carryOut` makes the change, keeping the record it is given (undefined without a key) with it: the
+   * answer remembered with the arrival's status. A repeat gets the remembered answer, and its status
+   * is noted on its arrival (`replayedStatus`).
    */
   async run<T>(
     arrival: Arrival | undefined,
     body: unknown,
-    status: number,
     carryOut: (remember: IdempotencyRecord | undefined) => Promise<T>,
   ): Promise<Outcome<T>> {
     if (arrival === undefined) return { replayed: false, item: await carryOut(undefined) };
-    const { scope, key, claimant } = arrival;
+    const { scope, key, claimant, status } = arrival;
     const fingerprint = bodyFingerprint(body);
     // The request that held the key when this one arrived may have finished while this body arrived.
     if (!arrival.claimed) arrival.claimed = await this.#claim(scope, key, claimant);
@@ -94,7 +106,10 @@ export class Idempotency {
     const nowMs = this.#clock.now();
     const remembered = await this.#table.find(scope, key, nowMs);
     if (remembered !== undefined) {
-      if (remembered.fingerprint === fingerprint) return { replayed: true, body: remembered.body };
+      if (remembered.fingerprint === fingerprint) {
+        arrival.replayedStatus = remembered.status;
+        return { replayed: true, body: remembered.body };
+      }
       throw new ApiError(
         'conflict',
         `Idempotency-Key "${key}" was already used with a different request body; use a new key for a new request`,

@@ -11,11 +11,12 @@
 // the caller's choice.
 
 import type { Clock } from '../clock.js';
-import type { Decision } from './decision.js';
+import type { Decision, QuotaPolicy } from './decision.js';
+import { bucketState } from './key-decision.js';
 import { LruTable } from './lru-table.js';
 import type { ResolvedLimiterOptions } from './options.js';
-import type { HeaderView } from './rate-limit-headers.js';
-import { failedAuthPolicy, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
+import { FAILED_AUTH_POLICY, failedAuthPolicies } from './policies.js';
+import { retryAfterSeconds } from './seconds.js';
 import type { TokenBucket } from './token-bucket.js';
 import {
   fullBucket,
@@ -34,15 +35,12 @@ export type AddressLimiterOptions = Pick<
   'failedAuthCapacity' | 'failedAuthWindowMs' | 'maxAddresses'
 >;
 
-/** The policy name of the failed-authentication bucket in RateLimit and RateLimit-Policy (README "Rate limits"). */
-export const FAILED_AUTH_POLICY_NAME = 'failed-auth';
-
 /** The per-address failed-authentication limit, in a bounded LRU table. */
 export class AddressLimiter {
   readonly #clock: Clock;
   readonly #capacity: number;
   readonly #windowMs: number;
-  readonly #policy: string;
+  readonly #policies: readonly QuotaPolicy[];
   readonly #buckets: LruTable<TokenBucket>;
 
   constructor(clock: Clock, options: AddressLimiterOptions) {
@@ -50,7 +48,7 @@ export class AddressLimiter {
     this.#capacity = options.failedAuthCapacity;
     this.#windowMs = options.failedAuthWindowMs;
     this.#buckets = new LruTable(options.maxAddresses);
-    this.#policy = failedAuthPolicy(this.#capacity, this.#windowMs);
+    this.#policies = failedAuthPolicies(this.#capacity, this.#windowMs);
   }
 
   /** Number of addresses in the table (at most maxAddresses). */
@@ -70,16 +68,10 @@ export class AddressLimiter {
     }
     if (hasToken(bucket)) return undefined;
     this.#buckets.touch(address);
-    const retryAfter = retryAfterSeconds(msUntilToken(bucket, this.#capacity, this.#windowMs));
-    return {
-      allowed: false,
-      code: 'rate_limited',
-      retryAfterSeconds: retryAfter,
-      headers: rateLimitHeaders(this.#view(bucket), this.#policy, this.#clock.now(), retryAfter),
-    };
+    return addressDecision(bucket, this.#capacity, this.#windowMs, this.#policies, this.#clock.now(), true);
   }
 
-  /** Takes one token for a 401 and returns that answer's headers; `allowed` is true, as the 401 is the answer. */
+  /** Takes one token for a 401 and tells of the bucket for that answer; `allowed` is true, as the 401 is the answer. */
   charge(address: string): Decision {
     const nowMs = this.#clock.monotonic();
     let bucket = this.#buckets.get(address);
@@ -87,15 +79,36 @@ export class AddressLimiter {
     else refill(bucket, this.#capacity, this.#windowMs, nowMs);
     takeToken(bucket);
     this.#buckets.set(address, bucket);
-    return { allowed: true, headers: rateLimitHeaders(this.#view(bucket), this.#policy, this.#clock.now()) };
+    return addressDecision(bucket, this.#capacity, this.#windowMs, this.#policies, this.#clock.now(), false);
   }
+}
 
-  #view(bucket: TokenBucket): HeaderView {
-    return {
-      policyName: FAILED_AUTH_POLICY_NAME,
-      limit: this.#capacity,
-      remaining: wholeTokens(bucket),
-      resetInMs: msUntilFull(bucket, this.#capacity, this.#windowMs),
-    };
-  }
+/**
+ * The decision about an address whose failed-authentication bucket holds `bucket.tokens` (refilled up
+ * to now) of `capacity` over `windowMs`: a refusal (`refused`), waiting until one token is back, or
+ * the bucket as a 401 tells of it. Shared by every limiter backend, so they answer alike.
+ */
+export function addressDecision(
+  bucket: TokenBucket,
+  capacity: number,
+  windowMs: number,
+  policies: readonly QuotaPolicy[],
+  wallMs: number,
+  refused: boolean,
+): Decision {
+  const state = bucketState(
+    FAILED_AUTH_POLICY,
+    capacity,
+    wholeTokens(bucket),
+    msUntilFull(bucket, capacity, windowMs),
+    wallMs,
+  );
+  if (!refused) return { allowed: true, bucket: state, policies };
+  return {
+    allowed: false,
+    refusal: 'rate_limited',
+    retryAfterSeconds: retryAfterSeconds(msUntilToken(bucket, capacity, windowMs)),
+    bucket: state,
+    policies,
+  };
 }

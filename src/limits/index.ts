@@ -1,7 +1,7 @@
 // The public surface of the rate limiter for the rest of the service: the Limiter seam, its in-memory
 // implementation, plans and options. Its parts import each other directly.
 
-export type { Decision, Header } from './decision.js';
+export type { BucketState, Decision, QuotaPolicy, Refusal } from './decision.js';
 export type { SavedLimiterState } from './limiter-state.js';
 export type { LimiterOptions } from './options.js';
 export { resolveLimiterOptions } from './options.js';

@@ -1,19 +1,20 @@
 // The answer to one admission of a key, formed from what any limiter backend reports (the in-memory
-// one, or a script run in Redis): the two buckets' levels and the outcome. The headers describe the
+// one, or a script run in Redis): the two buckets' levels and the outcome. The answer describes the
 // bucket with fewer tokens left; a ban shows that bucket's limit with nothing remaining and the ban's
-// end as its reset; a refusal carries Retry-After, the wait until a request would succeed.
-import type { Decision } from './decision.js';
+// end as its reset; a refusal says when a request would next succeed.
+import type { BucketState, Decision, QuotaPolicy } from './decision.js';
 import type { Limits } from './plans.js';
-import { type HeaderView, rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.js';
+import { DAY_POLICY, MINUTE_POLICY } from './policies.js';
+import { ceilSeconds, retryAfterSeconds } from './seconds.js';
 import { wholeTokens } from './token-bucket.js';
 
-/** A bucket as the headers need it: the tokens it holds now (fractions kept) and the ms until it is full. */
+/** A bucket as the answer needs it: the tokens it holds now (fractions kept) and the ms until it is full. */
 export interface BucketLevel {
   tokens: number;
   msUntilFull: number;
 }
 
-/** What one admission of a key came to, before headers are formed. */
+/** What one admission of a key came to, before it is told in whole numbers. */
 export type KeyAdmission =
   | { outcome: 'admitted'; minute: BucketLevel; day: BucketLevel }
   /** `waitMs`: until the next request would succeed (a ban this refusal started included). */
@@ -21,48 +22,63 @@ export type KeyAdmission =
   /** `banLeftMs`: until the ban ends. */
   | { outcome: 'banned'; minute: BucketLevel; day: BucketLevel; banLeftMs: number };
 
-/** The decision and headers of `admission` for a key with `limits`; `policy` is its RateLimit-Policy value. */
-export function keyDecision(admission: KeyAdmission, limits: Limits, policy: string, wallMs: number): Decision {
-  const usual = view(admission.minute, admission.day, limits);
+/** The decision of `admission` for a key with `limits` and `policies` (its own), at wall time `wallMs`. */
+export function keyDecision(
+  admission: KeyAdmission,
+  limits: Limits,
+  policies: readonly QuotaPolicy[],
+  wallMs: number,
+): Decision {
   switch (admission.outcome) {
     case 'admitted':
-      return { allowed: true, headers: rateLimitHeaders(usual, policy, wallMs) };
+      return { allowed: true, bucket: fewerLeft(admission.minute, admission.day, limits, wallMs), policies };
     case 'refused': {
-      const retryAfter = retryAfterSeconds(admission.waitMs);
       const decision: Decision = {
         allowed: false,
-        code: 'rate_limited',
-        retryAfterSeconds: retryAfter,
-        headers: rateLimitHeaders(usual, policy, wallMs, retryAfter),
+        refusal: 'rate_limited',
+        retryAfterSeconds: retryAfterSeconds(admission.waitMs),
+        bucket: fewerLeft(admission.minute, admission.day, limits, wallMs),
+        policies,
       };
       if (admission.banStarted === true) decision.banStarted = true;
       return decision;
     }
     case 'banned': {
-      const retryAfter = retryAfterSeconds(admission.banLeftMs);
-      const banView: HeaderView = { ...usual, remaining: 0, resetInMs: admission.banLeftMs };
+      const usual = fewerLeft(admission.minute, admission.day, limits, wallMs);
       return {
         allowed: false,
-        code: 'temporarily_banned',
-        retryAfterSeconds: retryAfter,
-        headers: rateLimitHeaders(banView, policy, wallMs, retryAfter),
+        refusal: 'temporarily_banned',
+        retryAfterSeconds: retryAfterSeconds(admission.banLeftMs),
+        bucket: bucketState(usual.policy, usual.limit, 0, admission.banLeftMs, wallMs),
+        policies,
       };
     }
   }
 }
 
+/** A bucket as clients are told of it: `resetInMs` from wall time `wallMs`, both in whole seconds rounded up. */
+export function bucketState(
+  policy: string,
+  limit: number,
+  remaining: number,
+  resetInMs: number,
+  wallMs: number,
+): BucketState {
+  return {
+    policy,
+    limit,
+    remaining,
+    resetAtSeconds: ceilSeconds(wallMs + resetInMs),
+    resetInSeconds: ceilSeconds(resetInMs),
+  };
+}
+
 /**
- * The bucket the headers describe: the one with fewer tokens left, compared as the buckets hold them,
+ * The bucket the answer describes: the one with fewer tokens left, compared as the buckets hold them,
  * fractions included; on an exact tie, the one full again later.
  */
-function view(minute: BucketLevel, day: BucketLevel, limits: Limits): HeaderView {
-  if (day.tokens < minute.tokens || (day.tokens === minute.tokens && day.msUntilFull > minute.msUntilFull)) {
-    return { policyName: 'day', limit: limits.perDay, remaining: wholeTokens(day), resetInMs: day.msUntilFull };
-  }
-  return {
-    policyName: 'minute',
-    limit: limits.perMinute,
-    remaining: wholeTokens(minute),
-    resetInMs: minute.msUntilFull,
-  };
+function fewerLeft(minute: BucketLevel, day: BucketLevel, limits: Limits, wallMs: number): BucketState {
+  if (day.tokens < minute.tokens || (day.tokens === minute.tokens && day.msUntilFull > minute.msUntilFull))
+    return bucketState(DAY_POLICY, limits.perDay, wholeTokens(day), day.msUntilFull, wallMs);
+  return bucketState(MINUTE_POLICY, limits.perMinute, wholeTokens(minute), minute.msUntilFull, wallMs);
 }

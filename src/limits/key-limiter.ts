@@ -4,19 +4,19 @@
 // ban; during it every request is `temporarily_banned`, takes nothing and does not extend it.
 //
 // Time: buckets, refusals and bans run on the monotonic clock, so a wall-clock step neither creates
-// nor destroys tokens nor moves a ban; wall time only forms X-RateLimit-Reset and the saved state
-// (a ban is saved with its wall-clock end, so it ends then also across a restart). Memory: one
-// small record per key that has made a request, none per request; each call is O(1).
+// nor destroys tokens nor moves a ban; wall time only forms the reset time told to clients and the
+// saved state (a ban is saved with its wall-clock end, so it ends then also across a restart).
+// Memory: one small record per key that has made a request, none per request; each call is O(1).
 
 import type { Clock } from '../clock.js';
-import type { Decision } from './decision.js';
+import type { Decision, QuotaPolicy } from './decision.js';
 import type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
 import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
 import type { ResolvedLimiterOptions } from './options.js';
 import type { Limits } from './plans.js';
 import { assertLimits, DAY_MS, MINUTE_MS } from './plans.js';
 import { type BucketLevel, keyDecision } from './key-decision.js';
-import { keyPolicy } from './rate-limit-headers.js';
+import { keyPolicies } from './policies.js';
 import { RefusalWindow } from './refusal-window.js';
 import type { TokenBucket } from './token-bucket.js';
 import {
@@ -46,8 +46,8 @@ interface KeyState {
   refusals: RefusalWindow | undefined;
   /** Monotonic end of the current ban, or NOT_BANNED. */
   banEndMs: number;
-  /** RateLimit-Policy, formed once per distinct pair of limits rather than per request. */
-  policy: string;
+  /** The key's policies, looked up when its limits change rather than per request. */
+  policies: readonly QuotaPolicy[];
   policyPerMinute: number;
   policyPerDay: number;
 }
@@ -80,7 +80,7 @@ export class KeyLimiter {
     state.dayCapacity = limits.perDay;
     refill(minute, limits.perMinute, MINUTE_MS, nowMs);
     refill(day, limits.perDay, DAY_MS, nowMs);
-    const policy = policyOf(state, limits);
+    const policies = policiesOf(state, limits);
 
     if (state.banEndMs > nowMs) {
       return keyDecision(
@@ -91,7 +91,7 @@ export class KeyLimiter {
           banLeftMs: state.banEndMs - nowMs,
         },
         limits,
-        policy,
+        policies,
         wallMs,
       );
     }
@@ -111,7 +111,7 @@ export class KeyLimiter {
           day: levelOf(day, limits.perDay, DAY_MS),
         },
         limits,
-        policy,
+        policies,
         wallMs,
       );
     }
@@ -136,7 +136,7 @@ export class KeyLimiter {
         ...(banStarted && { banStarted }),
       },
       limits,
-      policy,
+      policies,
       wallMs,
     );
   }
@@ -220,7 +220,7 @@ export class KeyLimiter {
         dayCapacity: 0,
         refusals: undefined,
         banEndMs: NOT_BANNED,
-        policy: '',
+        policies: NO_POLICIES,
         policyPerMinute: 0,
         policyPerDay: 0,
       };
@@ -230,16 +230,19 @@ export class KeyLimiter {
   }
 }
 
-function policyOf(state: KeyState, limits: Limits): string {
+/** Before a key's first admission. */
+const NO_POLICIES: readonly QuotaPolicy[] = Object.freeze([]);
+
+function policiesOf(state: KeyState, limits: Limits): readonly QuotaPolicy[] {
   if (state.policyPerMinute !== limits.perMinute || state.policyPerDay !== limits.perDay) {
-    state.policy = keyPolicy(limits);
+    state.policies = keyPolicies(limits);
     state.policyPerMinute = limits.perMinute;
     state.policyPerDay = limits.perDay;
   }
-  return state.policy;
+  return state.policies;
 }
 
-/** A bucket as the headers need it, after the refill and any token taken. */
+/** A bucket as the answer needs it, after the refill and any token taken. */
 function levelOf(bucket: TokenBucket, capacity: number, refillMs: number): BucketLevel {
   return { tokens: bucket.tokens, msUntilFull: msUntilFull(bucket, capacity, refillMs) };
 }

@@ -10,7 +10,7 @@ import type { Limits } from './plans.js';
 export interface Limiter {
   /** Before authentication: a refusal (429 rate_limited) while the address's failed-auth bucket is empty; undefined to go on. Takes nothing. */
   checkAddress(address: string): Awaitable<Decision | undefined>;
-  /** After a 401: takes one token from the address's failed-auth bucket; the headers for the 401 answer. */
+  /** After a 401: takes one token from the address's failed-auth bucket; what the 401 answer tells of it. */
   chargeFailedAuth(address: string): Awaitable<Decision>;
   /** Takes one token from each of the key's buckets (minute, day), or refuses taking nothing; counts refusals and bans. */
   admitKey(keyId: string, limits: Limits): Awaitable<Decision>;

@@ -80,7 +80,7 @@ export class OrderService {
    */
   async place(body: unknown, arrival?: Arrival): Promise<Created> {
     const { petId } = validateNewOrder(body);
-    const outcome = await this.#idempotency.run(arrival, { petId }, 201, (remember) =>
+    const outcome = await this.#idempotency.run(arrival, { petId }, (remember) =>
       this.#store.placeOrder(
         petId,
         new Date(this.#clock.now()).toISOString(),

@@ -56,7 +56,7 @@ export class PetService {
   async create(body: unknown, arrival?: Arrival): Promise<Created> {
     const newPet = validateNewPet(body);
     const pet = { name: newPet.name, categoryId: newPet.categoryId, status: newPet.status ?? DEFAULT_PET_STATUS };
-    const outcome = await this.#idempotency.run(arrival, newPet, 201, (remember) =>
+    const outcome = await this.#idempotency.run(arrival, newPet, (remember) =>
       this.#store.createPet(pet, this.#clock.now(), remember),
     );
     return createdOf(outcome);

@@ -47,6 +47,7 @@ export interface IdempotencyRecord {
   key: string;
   /** The fingerprint of the request body, so a repeat with another body is told apart. */
   fingerprint: string;
+  /** The status the request was answered with, which a repeat is answered with again. */
   status: number;
   /** Wall-clock end of the record's life, in ms since the epoch. */
   expiresAtMs: number;

@@ -67,7 +67,7 @@ export class EventService {
   async redeliver(owner: string, id: string, body: unknown, arrival?: Arrival): Promise<WebhookAnswer> {
     const { webhookId } = validateRedelivery(body);
     const event = await this.#find(id);
-    const outcome = await this.#idempotency.run(arrival, body ?? {}, 202, async (remember) => {
+    const outcome = await this.#idempotency.run(arrival, body ?? {}, async (remember) => {
       const targets = await this.#targets(owner, event, webhookId);
       await this.#store.redeliver(
         event.id,

@@ -71,7 +71,7 @@ export class WebhookService {
       failingSinceMs: null,
     };
     const json = webhookJson(subscription, true);
-    const outcome = await this.#idempotency.run(arrival, body, 201, async (remember) => {
+    const outcome = await this.#idempotency.run(arrival, body, async (remember) => {
       const added = await this.#store.addSubscription(subscription, this.#settings.maxPerKey, withBody(remember, json));
       if (added === undefined) {
         throw new ApiError(
@@ -136,7 +136,7 @@ export class WebhookService {
   /** A new secret for the owner's subscription `id`; the one it replaces still signs for the overlap. */
   async rotateSecret(owner: string, id: string, arrival?: Arrival): Promise<WebhookAnswer> {
     const secret = newWebhookSecret();
-    const outcome = await this.#idempotency.run(arrival, {}, 200, (remember) => {
+    const outcome = await this.#idempotency.run(arrival, {}, (remember) => {
       const nowMs = this.#clock.now();
       return this.#store.updateSubscription(
         id,
@@ -155,7 +155,7 @@ export class WebhookService {
 
   /** Sends a `webhook.test` event to the owner's subscription `id` (409 when it is disabled). */
   async test(owner: string, id: string, arrival?: Arrival): Promise<WebhookAnswer> {
-    const outcome = await this.#idempotency.run(arrival, {}, 202, (remember) =>
+    const outcome = await this.#idempotency.run(arrival, {}, (remember) =>
       this.#store.sendTest(
         id,
         this.#clock.now(),
@@ -187,7 +187,7 @@ export class WebhookService {
     const { since, sinceMs } = validateRecovery(body);
     const retainedSinceMs = this.#clock.now() - this.#settings.eventRetentionMs;
     const answer = (count: number): string => JSON.stringify({ webhookId: id, since, events: count });
-    const outcome = await this.#idempotency.run(arrival, body, 202, async (remember) =>
+    const outcome = await this.#idempotency.run(arrival, body, async (remember) =>
       this.#store.recover(
         id,
         Math.max(sinceMs, retainedSinceMs),

@@ -60,7 +60,7 @@ export async function serveDispatcher(options: DispatcherOptions = {}): Promise<
     maxInFlight: 10,
     cors: undefined,
     openapiJson: '{}',
-    arrive: (scope, key) => idempotency.arrive(scope, key),
+    arrive: (scope, key, status) => idempotency.arrive(scope, key, status),
     checkReady: async () => {},
     isAccepting: () => true,
     logError: () => {},

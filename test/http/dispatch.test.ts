@@ -1,27 +1,15 @@
 // The pipeline's own guarantees: bugs become a generic 500 logged with the request id, never detailed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { described } from '../helpers/routes.js';
 import Type from 'typebox';
 import { request } from 'undici';
 import { ApiError } from '../../src/errors.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
-import type { Operation } from '../../src/http/openapi/operation.js';
 import { Router } from '../../src/http/router.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
 
 const AUTH = { authorization: `Bearer ${DISPATCH_KEY}` };
-
-/** The least description a test route needs: the pipeline reads only its id, body and Idempotency-Key. */
-function described(operationId: string, extra: Partial<Operation> = {}): Operation {
-  return {
-    operationId,
-    summary: operationId,
-    description: operationId,
-    success: { status: 200, description: 'done' },
-    errors: [],
-    ...extra,
-  };
-}
 
 test('an error that is not an ApiError is a 500 internal_error, logged with the request id and never detailed', async () => {
   const logged: Array<{ requestId: string; error: unknown }> = [];
@@ -122,12 +110,14 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
   const served = await serveDispatcher({
     router,
     keyLimits: { perMinute: 1000, perDay: 10000 },
-    arrive: (scope, key) =>
+    arrive: (scope, key, status) =>
       Promise.resolve({
         scope,
         key,
         claimant: 'c',
+        status,
         claimed: true,
+        replayedStatus: undefined,
         leave: () =>
           new Promise<void>((resolve) =>
             setTimeout(() => {

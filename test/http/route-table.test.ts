@@ -8,7 +8,6 @@ import { isPending } from '../../src/awaitable.js';
 import { systemClock } from '../../src/clock.js';
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { buildOpenApi } from '../../src/http/openapi/document.js';
-import type { Operation } from '../../src/http/openapi/operation.js';
 import { defineRoute, type Route, type RouteInput } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { NewPet, Pet } from '../../src/pets/schemas.js';
@@ -16,6 +15,7 @@ import { createService } from '../../src/service/service.js';
 import type { Store } from '../../src/store/store.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { dispatchKeyRecord } from '../helpers/dispatcher.js';
+import { described } from '../helpers/routes.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test walks an arbitrary JSON document by path
 type Json = Record<string, any>;
@@ -47,18 +47,6 @@ function operationsOf(document: Json): string[] {
       ),
     )
     .sort();
-}
-
-/** A minimal description, for routes made up by a test. */
-function described(operationId: string, extra: Partial<Operation> = {}): Operation {
-  return {
-    operationId,
-    summary: `Summary of ${operationId}`,
-    description: `Description of ${operationId}.`,
-    success: { status: 200, description: 'Done.' },
-    errors: [],
-    ...extra,
-  };
 }
 
 const answerNothing = () => ({ status: 204, body: '' });

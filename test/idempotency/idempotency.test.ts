@@ -38,25 +38,25 @@ test('equal JSON values have the same canonical text, whatever their key order',
 test('a repeat while the first request is still in flight is 409, and the key is free again once it failed', async () => {
   const { idempotency, commit } = setup();
   let release: (() => void) | undefined;
-  const firstArrival = await idempotency.arrive(scope, 'k');
-  const first = idempotency.run(firstArrival, { a: 1 }, 201, async (record) => {
+  const firstArrival = await idempotency.arrive(scope, 'k', 201);
+  const first = idempotency.run(firstArrival, { a: 1 }, async (record) => {
     await new Promise<void>((resolve) => {
       release = resolve;
     });
     assert.ok(record);
     throw new ApiError('unavailable');
   });
-  const repeat = await idempotency.arrive(scope, 'k');
+  const repeat = await idempotency.arrive(scope, 'k', 201);
   await assert.rejects(
-    idempotency.run(repeat, { a: 1 }, 201, async (record) => commit(record, '{"id":2}')),
+    idempotency.run(repeat, { a: 1 }, async (record) => commit(record, '{"id":2}')),
     isConflict(/still in progress/),
   );
   await repeat.leave();
   release?.();
   await assert.rejects(first, (error: unknown) => error instanceof ApiError && error.code === 'unavailable');
   await firstArrival.leave();
-  const retry = await idempotency.arrive(scope, 'k');
-  const outcome = await idempotency.run(retry, { a: 1 }, 201, async (record) => commit(record, '{"id":1}'));
+  const retry = await idempotency.arrive(scope, 'k', 201);
+  const outcome = await idempotency.run(retry, { a: 1 }, async (record) => commit(record, '{"id":1}'));
   assert.deepEqual(
     outcome,
     { replayed: false, item: { id: 1, json: '{"id":1}' } },
@@ -67,17 +67,17 @@ test('a repeat while the first request is still in flight is 409, and the key is
 
 test('a later arrival whose body is ready first still finds the earlier one in flight, until it has been answered', async () => {
   const { idempotency, commit } = setup();
-  const early = await idempotency.arrive(scope, 'k');
-  const late = await idempotency.arrive(scope, 'k');
+  const early = await idempotency.arrive(scope, 'k', 201);
+  const late = await idempotency.arrive(scope, 'k', 201);
   assert.equal(early.claimed, true);
   assert.equal(late.claimed, false);
   await assert.rejects(
-    idempotency.run(late, { a: 1 }, 201, async (r) => commit(r, '{}')),
+    idempotency.run(late, { a: 1 }, async (r) => commit(r, '{}')),
     isConflict(/in progress/),
   );
-  await idempotency.run(early, { a: 1 }, 201, async (record) => commit(record, '{"id":1}'));
+  await idempotency.run(early, { a: 1 }, async (record) => commit(record, '{"id":1}'));
   await early.leave();
-  const outcome = await idempotency.run(late, { a: 1 }, 201, async () => assert.fail('carried out twice'));
+  const outcome = await idempotency.run(late, { a: 1 }, async () => assert.fail('carried out twice'));
   assert.deepEqual(outcome, { replayed: true, body: '{"id":1}' }, 'once the first is answered, a repeat replays it');
   await late.leave();
   await late.leave(); // leaving twice is harmless
@@ -85,25 +85,25 @@ test('a later arrival whose body is ready first still finds the earlier one in f
 
 test('an equal body replays the remembered answer for 24 hours; another body is 409', async () => {
   const { idempotency, commit } = setup();
-  const first = await idempotency.arrive(scope, 'k');
-  await idempotency.run(first, { name: 'a', categoryId: 3 }, 201, async (record) => commit(record, '{"id":1}'));
+  const first = await idempotency.arrive(scope, 'k', 201);
+  await idempotency.run(first, { name: 'a', categoryId: 3 }, async (record) => commit(record, '{"id":1}'));
   await first.leave();
-  const same = await idempotency.arrive(scope, 'k');
+  const same = await idempotency.arrive(scope, 'k', 201);
   assert.deepEqual(
-    await idempotency.run(same, JSON.parse('{"categoryId":3.0,"name":"a"}'), 201, async () => assert.fail()),
+    await idempotency.run(same, JSON.parse('{"categoryId":3.0,"name":"a"}'), async () => assert.fail()),
     {
       replayed: true,
       body: '{"id":1}',
     },
   );
   await assert.rejects(
-    idempotency.run(same, { name: 'b', categoryId: 3 }, 201, async () => assert.fail()),
+    idempotency.run(same, { name: 'b', categoryId: 3 }, async () => assert.fail()),
     isConflict(/different request body/),
   );
   await same.leave();
   clock.advance(IDEMPOTENCY_TTL_MS);
-  const later = await idempotency.arrive(scope, 'k');
-  const outcome = await idempotency.run(later, { name: 'b', categoryId: 3 }, 201, async (record) =>
+  const later = await idempotency.arrive(scope, 'k', 201);
+  const outcome = await idempotency.run(later, { name: 'b', categoryId: 3 }, async (record) =>
     commit(record, '{"id":2}'),
   );
   assert.equal(outcome.replayed, false, 'after 24 hours the key is new again');
@@ -112,10 +112,32 @@ test('an equal body replays the remembered answer for 24 hours; another body is 
 
 test('without a key the operation simply runs and nothing is remembered', async () => {
   const { table, idempotency } = setup();
-  const outcome = await idempotency.run(undefined, {}, 201, async (record) => {
+  const outcome = await idempotency.run(undefined, {}, async (record) => {
     assert.equal(record, undefined);
     return 'done';
   });
   assert.deepEqual(outcome, { replayed: false, item: 'done' });
   assert.equal(table.size, 0);
+});
+
+test('the status an arrival is to be answered with is remembered, and a replay notes the one remembered', async () => {
+  const { idempotency, table, commit } = setup();
+  const first = await idempotency.arrive(scope, 'queued', 202);
+  let remembered: IdempotencyRecord | undefined;
+  await idempotency.run(first, { a: 1 }, async (record) => {
+    remembered = record;
+    return commit(record, '{"id":1}');
+  });
+  await first.leave();
+  assert.equal(remembered?.status, 202);
+  assert.equal(first.replayedStatus, undefined, 'carried out, not replayed');
+  assert.equal(table.find(scope, 'queued', clock.now())?.status, 202);
+  // A repeat whose own answer would be 201 gets the answer remembered, with its status.
+  const repeat = await idempotency.arrive(scope, 'queued', 201);
+  assert.deepEqual(await idempotency.run(repeat, { a: 1 }, async () => assert.fail()), {
+    replayed: true,
+    body: '{"id":1}',
+  });
+  assert.equal(repeat.replayedStatus, 202);
+  await repeat.leave();
 });

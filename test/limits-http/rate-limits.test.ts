@@ -87,8 +87,14 @@ test('401s carry the failed-auth bucket headers, and an address out of tokens is
     }
     const valid = await call(server, 'GET', '/v1/pets');
     assert.equal(valid.status, 429, 'a valid key from the same address is refused too');
-    assert.equal((valid.json as { code: string }).code, 'rate_limited');
+    assert.deepEqual(valid.json, {
+      code: 'rate_limited',
+      message:
+        'Too many failed authentications from this address; wait 2 s (see Retry-After): until then every request from it is refused before its key is looked at',
+      status: 429,
+    });
     assert.equal(valid.headers['retry-after'], '2');
+    assert.equal(valid.headers['ratelimit-policy'], '"failed-auth";q=30;w=60', 'the address bucket, not the key');
     clock.advance(2000);
     assert.equal((await call(server, 'GET', '/v1/pets')).status, 200);
   } finally {

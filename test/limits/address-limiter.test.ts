@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { MemoryLimiter } from '../../src/limits/index.js';
-import { assertSaneHeaders, headersOf, T0_MS, T0_S } from './helpers.js';
+import { assertSaneHeaders, headerListOf, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const POLICY = '"failed-auth";q=30;w=60';
 
@@ -25,7 +25,7 @@ test('a 401 carries the address bucket headers with the policy "failed-auth"', (
   const first = limiter.chargeFailedAuth('192.0.2.1');
   assert.equal(first.allowed, true);
   // One token comes back every 60 / 30 = 2 s.
-  assert.deepEqual(first.headers, [
+  assert.deepEqual(headerListOf(first), [
     ['x-ratelimit-limit', '30'],
     ['x-ratelimit-remaining', '29'],
     ['x-ratelimit-reset', String(T0_S + 2)],
@@ -47,9 +47,9 @@ test('an address gets 30 401s, then 429 rate_limited before its key is looked at
 
   const refused = limiter.checkAddress('192.0.2.1');
   assert.equal(refused?.allowed, false);
-  assert.equal(refused?.code, 'rate_limited');
+  assert.equal(refused?.refusal, 'rate_limited');
   assert.equal(refused?.retryAfterSeconds, 2);
-  assert.deepEqual(refused?.headers, [
+  assert.deepEqual(headerListOf(refused), [
     ['x-ratelimit-limit', '30'],
     ['x-ratelimit-remaining', '0'],
     ['x-ratelimit-reset', String(T0_S + 60)],
@@ -63,13 +63,13 @@ test('checking an address takes no token, and its bucket refills one token every
   const clock = new ManualClock(T0_MS);
   const limiter = new MemoryLimiter(clock);
   failTimes(limiter, 'a', 30);
-  for (let i = 0; i < 100; i += 1) assert.equal(limiter.checkAddress('a')?.code, 'rate_limited');
+  for (let i = 0; i < 100; i += 1) assert.equal(limiter.checkAddress('a')?.refusal, 'rate_limited');
   clock.advance(1_999);
   assert.equal(limiter.checkAddress('a')?.retryAfterSeconds, 1);
   clock.advance(1);
   assert.equal(limiter.checkAddress('a'), undefined);
   limiter.chargeFailedAuth('a');
-  assert.equal(limiter.checkAddress('a')?.code, 'rate_limited');
+  assert.equal(limiter.checkAddress('a')?.refusal, 'rate_limited');
 });
 
 test('other addresses are not affected by one address failing', () => {
@@ -94,12 +94,12 @@ test('the address table is bounded: past maxAddresses the least recently used ad
   failTimes(limiter, 'a', 30);
   failTimes(limiter, 'b', 30);
   failTimes(limiter, 'c', 30);
-  assert.equal(limiter.checkAddress('a')?.code, 'rate_limited'); // a is now the most recently used
+  assert.equal(limiter.checkAddress('a')?.refusal, 'rate_limited'); // a is now the most recently used
   failTimes(limiter, 'd', 1); // evicts b, the least recently used
   assert.equal(limiter.sizes.addresses, 3);
   assert.equal(limiter.checkAddress('b'), undefined);
-  assert.equal(limiter.checkAddress('a')?.code, 'rate_limited');
-  assert.equal(limiter.checkAddress('c')?.code, 'rate_limited');
+  assert.equal(limiter.checkAddress('a')?.refusal, 'rate_limited');
+  assert.equal(limiter.checkAddress('c')?.refusal, 'rate_limited');
   assert.equal(headersOf(limiter.chargeFailedAuth('b'))['x-ratelimit-remaining'], '29');
 });
 

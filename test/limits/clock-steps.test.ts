@@ -20,7 +20,7 @@ test('a wall clock stepped back an hour creates no token and no negative or NaN 
   clock.stepWall(-HOUR_MS);
   assert.equal(clock.monotonic(), monotonicBefore);
   const refused = limiter.admitKey('k', FREE);
-  assert.equal(refused.code, 'rate_limited');
+  assert.equal(refused.refusal, 'rate_limited');
   assert.equal(refused.retryAfterSeconds, 1);
   assertSaneHeaders(refused);
   assert.equal(headersOf(refused)['x-ratelimit-reset'], String(T0_S - 3_600 + 60));
@@ -35,7 +35,7 @@ test('a wall clock stepped forward a day creates no token: the minute and day bu
   burst(limiter, 'k', FREE, 60);
   clock.stepWall(DAY_MS);
   const refused = limiter.admitKey('k', FREE);
-  assert.equal(refused.code, 'rate_limited');
+  assert.equal(refused.refusal, 'rate_limited');
   assertSaneHeaders(refused);
   assert.equal(headersOf(refused)['x-ratelimit-reset'], String(T0_S + 86_400 + 60));
   const saved = limiter.exportState().days.find((d) => d.key === 'k');
@@ -62,11 +62,11 @@ test('a ban is neither lengthened by a wall step back nor ended by a wall step f
   clock.advance(100_000);
   clock.stepWall(DAY_MS);
   const forward = limiter.admitKey('k', FREE);
-  assert.equal(forward.code, 'temporarily_banned');
+  assert.equal(forward.refusal, 'temporarily_banned');
   assert.equal(forward.retryAfterSeconds, 800);
   clock.stepWall(-DAY_MS - HOUR_MS);
   const back = limiter.admitKey('k', FREE);
-  assert.equal(back.code, 'temporarily_banned');
+  assert.equal(back.refusal, 'temporarily_banned');
   assert.equal(back.retryAfterSeconds, 800);
   assertSaneHeaders(back);
   clock.advance(800_000);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
-import { burst, headersOf, T0_MS, T0_S } from './helpers.js';
+import { burst, headerListOf, headersOf, T0_MS, T0_S } from './helpers.js';
 
 const SMALL_DAY = { perMinute: 100, perDay: 5 };
 const SMALL_DAY_POLICY = '"minute";q=100;w=60, "day";q=5;w=86400';
@@ -18,15 +18,15 @@ test('an enterprise key with 100/min and 5/day gets its 6th request refused by t
     5,
   );
   // One day token comes back every 86,400 / 5 = 17,280 s.
-  assert.deepEqual(decisions[0]?.headers, [
+  assert.deepEqual(headerListOf(decisions[0]), [
     ['x-ratelimit-limit', '5'],
     ['x-ratelimit-remaining', '4'],
     ['x-ratelimit-reset', String(T0_S + 17_280)],
     ['ratelimit-policy', SMALL_DAY_POLICY],
     ['ratelimit', '"day";r=4;t=17280'],
   ]);
-  assert.equal(decisions[5]?.code, 'rate_limited');
-  assert.deepEqual(decisions[5]?.headers, [
+  assert.equal(decisions[5]?.refusal, 'rate_limited');
+  assert.deepEqual(headerListOf(decisions[5]), [
     ['x-ratelimit-limit', '5'],
     ['x-ratelimit-remaining', '0'],
     ['x-ratelimit-reset', String(T0_S + 86_400)],
@@ -41,7 +41,7 @@ test('a day-limited key gets one request back 17,280 s later, not after a minute
   const limiter = new MemoryLimiter(clock);
   burst(limiter, 'e', SMALL_DAY, 6);
   clock.advance(60_000);
-  assert.equal(limiter.admitKey('e', SMALL_DAY).code, 'rate_limited');
+  assert.equal(limiter.admitKey('e', SMALL_DAY).refusal, 'rate_limited');
   clock.advance(17_280_000 - 60_000 - 1);
   assert.equal(limiter.admitKey('e', SMALL_DAY).allowed, false);
   clock.advance(1);
@@ -92,7 +92,7 @@ test('a free key sending one request per second is refused by its day bucket aft
     const decision = limiter.admitKey('k', PLAN_LIMITS.free);
     if (!decision.allowed) {
       const headers = headersOf(decision);
-      assert.equal(decision.code, 'rate_limited');
+      assert.equal(decision.refusal, 'rate_limited');
       assert.equal(headers['x-ratelimit-limit'], '1000');
       assert.match(headers.ratelimit ?? '', /^"day";r=0;t=/);
       // A day token comes back every 86.4 s, so the wait is at most 87 s.

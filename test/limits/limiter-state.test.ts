@@ -92,7 +92,7 @@ test('a ban survives a restart and ends at its wall-clock end', () => {
 
   const { clock: after, limiter } = restart(saved, T0_MS + 400_000); // down 300 s
   const banned = limiter.admitKey('k', FREE);
-  assert.equal(banned.code, 'temporarily_banned');
+  assert.equal(banned.refusal, 'temporarily_banned');
   assert.equal(banned.retryAfterSeconds, 500);
   assert.equal(headersOf(banned)['x-ratelimit-reset'], String(T0_S + 900));
   after.advance(500_000);
@@ -172,7 +172,7 @@ test('malformed entries are dropped one by one, and the good ones are kept', () 
   assert.equal(limiter.sizes.keys, 2);
   const limits = { perMinute: 100, perDay: 5 };
   assert.equal(headersOf(limiter.admitKey('good', limits))['x-ratelimit-remaining'], '0');
-  assert.equal(limiter.admitKey('ban', limits).code, 'temporarily_banned');
+  assert.equal(limiter.admitKey('ban', limits).refusal, 'temporarily_banned');
   assert.equal(limiter.admitKey('nan', limits).allowed, true);
 });
 

@@ -1,8 +1,8 @@
 // One suite, two limiters: the same calls at the same instants to the in-memory limiter and to the
 // Redis limiter (a real Redis, its scripts given the test's clock instead of Redis's), and the same
-// decisions back, headers included: buckets, refusals, the ban and its end, refunds, forgetting, the
-// failed-authentication bucket. Then what only Redis has: every key it writes expires once it no
-// longer matters.
+// decisions back, with every number the headers are rendered from: buckets, refusals, the ban and its
+// end, refunds, forgetting, the failed-authentication bucket. Then what only Redis has: every key it
+// writes expires once it no longer matters.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
@@ -55,17 +55,17 @@ test('keys: buckets, refusals, the ban and its end decide alike in memory and in
   for (let i = 0; i < 60; i++)
     assert.equal((await both(limiters, (l) => l.admitKey('k', FREE), `request ${i + 1}`))?.allowed, true);
   const refused = await both(limiters, (l) => l.admitKey('k', FREE), 'the 61st');
-  assert.equal(refused?.code, 'rate_limited');
+  assert.equal(refused?.refusal, 'rate_limited');
   assert.equal(refused?.retryAfterSeconds, 1);
   clock.advance(1000);
   assert.equal((await both(limiters, (l) => l.admitKey('k', FREE), 'a second later'))?.allowed, true);
   // 30 refusals are tolerated; the 31st within 60 s starts a ban, and is still a plain refusal.
   for (let i = 0; i < 29; i++) await both(limiters, (l) => l.admitKey('k', FREE), `refusal ${i + 2}`);
   const last = await both(limiters, (l) => l.admitKey('k', FREE), 'the 31st refusal');
-  assert.equal(last?.code, 'rate_limited');
+  assert.equal(last?.refusal, 'rate_limited');
   assert.equal(last?.retryAfterSeconds, 900);
   const banned = await both(limiters, (l) => l.admitKey('k', FREE), 'banned');
-  assert.equal(banned?.code, 'temporarily_banned');
+  assert.equal(banned?.refusal, 'temporarily_banned');
   clock.advance(899_000);
   await both(limiters, (l) => l.admitKey('k', FREE), 'a second before the end');
   clock.advance(1000);
@@ -103,7 +103,7 @@ test('failed authentication per address decides alike, and the bucket refills', 
   assert.equal(await both(limiters, (l) => l.checkAddress('203.0.113.9'), 'unknown address'), undefined);
   for (let i = 0; i < 3; i++) await both(limiters, (l) => l.chargeFailedAuth('203.0.113.9'), `401 number ${i + 1}`);
   const refused = await both(limiters, (l) => l.checkAddress('203.0.113.9'), 'spent');
-  assert.equal(refused?.code, 'rate_limited');
+  assert.equal(refused?.refusal, 'rate_limited');
   limiters.clock.advance(1000);
   assert.equal(await both(limiters, (l) => l.checkAddress('203.0.113.9'), 'one token back'), undefined);
   limiters.clock.advance(2000);

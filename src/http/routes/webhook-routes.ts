@@ -52,11 +52,7 @@ const QUERY_ERROR: ErrorDescription = {
 
 const webhookIdOf = (input: RouteInput): string => input.params.webhookId ?? '';
 const ok = (json: string): Answer => ({ status: 200, body: json });
-const accepted = (answer: { json: string; replayed: boolean }): Answer => ({
-  status: 202,
-  body: answer.json,
-  ...(answer.replayed && { headers: { 'idempotent-replayed': 'true' } }),
-});
+const accepted = (answer: { json: string }): Answer => ({ status: 202, body: answer.json });
 
 /** A page's answer: the bare array, X-Total-Count, and Link/X-Next to `path` with `filter` while more follow. */
 function pageAnswer(page: JsonPage, path: string, filter = ''): Answer {
@@ -118,9 +114,7 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
       },
       handle: async (input) => {
         const created = await webhooks.create(input.key.id, input.body, input.arrival);
-        const headers: Record<string, string> = { location: `${webhooksPath}/${created.id}` };
-        if (created.replayed) headers['idempotent-replayed'] = 'true';
-        return { status: 201, body: created.json, headers };
+        return { status: 201, body: created.json, headers: { location: `${webhooksPath}/${created.id}` } };
       },
     }),
     defineRoute({
@@ -199,8 +193,7 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
         errors: [NOT_FOUND, { code: 'conflict', description: `The ${IDEMPOTENCY_CONFLICT}.` }],
       },
       handle: async (input) => {
-        const rotated = await webhooks.rotateSecret(input.key.id, webhookIdOf(input), input.arrival);
-        return { ...ok(rotated.json), ...(rotated.replayed && { headers: { 'idempotent-replayed': 'true' } }) };
+        return ok((await webhooks.rotateSecret(input.key.id, webhookIdOf(input), input.arrival)).json);
       },
     }),
     defineRoute({

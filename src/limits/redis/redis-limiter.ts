@@ -1,23 +1,24 @@
 // The limiter shared by every instance through Redis: the same rules as the in-memory limiter (token
 // buckets per key, refusals and bans, the failed-authentication bucket per address), each decision one
 // atomic script call (scripts.ts), timed by Redis's clock, so that two instances behind a load balancer
-// give a key its plan once, not once each, and honour one ban. The headers are formed here from what
+// give a key its plan once, not once each, and honour one ban. The decisions are formed here from what
 // the script reports, by the same code as the in-memory limiter's, with Redis's time as "now", so they
 // agree whichever instance answers.
 //
 // When Redis cannot be reached, `unavailable` decides: `closed` refuses requests with 503 (no request is
-// served without its limits), `open` serves them without limits (no rate-limit headers), with one
+// served without its limits), `open` serves them without limits (nothing told of them), with one
 // warning per outage. Commands fail fast while Redis is away (no offline queue, a command timeout), so
 // no request waits on it; the client reconnects by itself.
 import type { Redis, Result } from 'ioredis';
 import { ApiError } from '../../errors.js';
-import type { Decision } from '../decision.js';
+import { addressDecision } from '../address-limiter.js';
+import { type Decision, type QuotaPolicy, UNLIMITED } from '../decision.js';
 import { type KeyAdmission, keyDecision } from '../key-decision.js';
 import type { Limiter } from '../limiter.js';
 import type { ResolvedLimiterOptions } from '../options.js';
 import { assertLimits, DAY_MS, type Limits, MINUTE_MS } from '../plans.js';
-import { failedAuthPolicy, keyPolicy, rateLimitHeaders, retryAfterSeconds } from '../rate-limit-headers.js';
-import { msUntilFull, msUntilToken, wholeTokens } from '../token-bucket.js';
+import { failedAuthPolicies, keyPolicies } from '../policies.js';
+import { hasToken, msUntilFull } from '../token-bucket.js';
 import { ADDRESS, ADMIT_KEY, REFUND_KEY } from './scripts.js';
 
 /** What to do with requests while Redis cannot be reached. */
@@ -57,7 +58,7 @@ export class RedisLimiter implements Limiter {
   readonly #unavailable: LimiterUnavailable;
   readonly #time: () => number;
   readonly #onAvailability: (available: boolean, cause: string) => void;
-  readonly #addressPolicy: string;
+  readonly #addressPolicies: readonly QuotaPolicy[];
   #available = true;
 
   constructor(parts: RedisLimiterParts) {
@@ -67,7 +68,7 @@ export class RedisLimiter implements Limiter {
     this.#unavailable = parts.unavailable;
     this.#time = parts.time ?? (() => 0);
     this.#onAvailability = parts.onAvailability;
-    this.#addressPolicy = failedAuthPolicy(parts.options.failedAuthCapacity, parts.options.failedAuthWindowMs);
+    this.#addressPolicies = failedAuthPolicies(parts.options.failedAuthCapacity, parts.options.failedAuthWindowMs);
     // defineCommand sends EVALSHA, and EVAL when Redis does not know the script yet (after a restart).
     this.#redis.defineCommand('animalStoreAdmitKey', { numberOfKeys: 2, lua: ADMIT_KEY });
     this.#redis.defineCommand('animalStoreRefundKey', { numberOfKeys: 1, lua: REFUND_KEY });
@@ -100,7 +101,7 @@ export class RedisLimiter implements Limiter {
         banMs,
       ),
     );
-    if (reply === undefined) return { allowed: true, headers: [] };
+    if (reply === undefined) return UNLIMITED;
     const [outcome, minuteText, dayText, waitText, nowText, banStarted] = reply;
     const minute = { tokens: Number(minuteText), atMs: 0 };
     const day = { tokens: Number(dayText), atMs: 0 };
@@ -115,7 +116,7 @@ export class RedisLimiter implements Limiter {
         : outcome === 'banned'
           ? { outcome, ...levels, banLeftMs: waitMs }
           : { outcome: 'refused', ...levels, waitMs, ...(banStarted === '1' && { banStarted: true }) };
-    return keyDecision(admission, limits, keyPolicy(limits), Number(nowText));
+    return keyDecision(admission, limits, keyPolicies(limits), Number(nowText));
   }
 
   async refundKey(keyId: string, limits: Limits): Promise<void> {
@@ -126,25 +127,15 @@ export class RedisLimiter implements Limiter {
   async checkAddress(address: string): Promise<Decision | undefined> {
     const reply = await this.#address(address, false);
     if (reply === undefined || reply.tokens < 0) return undefined;
-    const { failedAuthCapacity: capacity, failedAuthWindowMs: windowMs } = this.#options;
     const bucket = { tokens: reply.tokens, atMs: 0 };
-    if (bucket.tokens >= 1 - 1e-9) return undefined;
-    const retryAfter = retryAfterSeconds(msUntilToken(bucket, capacity, windowMs));
-    return {
-      allowed: false,
-      code: 'rate_limited',
-      retryAfterSeconds: retryAfter,
-      headers: rateLimitHeaders(this.#addressView(reply.tokens), this.#addressPolicy, reply.nowMs, retryAfter),
-    };
+    if (hasToken(bucket)) return undefined;
+    return this.#addressDecision(reply, true);
   }
 
   async chargeFailedAuth(address: string): Promise<Decision> {
     const reply = await this.#address(address, true);
-    if (reply === undefined) return { allowed: true, headers: [] };
-    return {
-      allowed: true,
-      headers: rateLimitHeaders(this.#addressView(reply.tokens), this.#addressPolicy, reply.nowMs),
-    };
+    if (reply === undefined) return UNLIMITED;
+    return this.#addressDecision(reply, false);
   }
 
   async forgetKey(keyId: string): Promise<void> {
@@ -173,15 +164,10 @@ export class RedisLimiter implements Limiter {
     return reply === undefined ? undefined : { tokens: Number(reply[0]), nowMs: Number(reply[1]) };
   }
 
-  #addressView(tokens: number) {
+  #addressDecision(reply: { tokens: number; nowMs: number }, refused: boolean): Decision {
     const { failedAuthCapacity: capacity, failedAuthWindowMs: windowMs } = this.#options;
-    const bucket = { tokens, atMs: 0 };
-    return {
-      policyName: 'failed-auth',
-      limit: capacity,
-      remaining: wholeTokens(bucket),
-      resetInMs: msUntilFull(bucket, capacity, windowMs),
-    };
+    const bucket = { tokens: reply.tokens, atMs: 0 };
+    return addressDecision(bucket, capacity, windowMs, this.#addressPolicies, reply.nowMs, refused);
   }
 
   /**

@@ -1,0 +1,49 @@
+// Checks of a request's head that Node's parser leaves to the service: one Host on HTTP/1.1, a request
+// target within the configured length, and the rule for fields that must not be repeated. Node keeps
+// only the first of some repeated fields (Authorization, Content-Type) and joins others with ", ", so
+// repeats are counted on the raw list.
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../errors.js';
+import { countHeader } from './headers.js';
+
+/** A request refused before anything else is looked at, and what its access line shows for the path. */
+export interface RequestFault {
+  error: ApiError;
+  /** The path of the access line: the target is not logged when it is the fault. */
+  loggedPath: '(bad host)' | '(too long)';
+}
+
+/** Why the head of `req` cannot be served at all, or undefined when it can. */
+export function requestFault(req: IncomingMessage, maxUrlBytes: number): RequestFault | undefined {
+  // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400; the
+  // connection is closed, as what follows on it cannot be trusted to be framed as the client meant.
+  if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && countHeader(req, 'host') !== 1) {
+    const error = new ApiError(
+      'bad_request',
+      'An HTTP/1.1 request must carry exactly one Host header (RFC 9112 section 3.2)',
+      undefined,
+      { headers: { connection: 'close' } },
+    );
+    return { error, loggedPath: '(bad host)' };
+  }
+  if ((req.url ?? '/').length > maxUrlBytes) {
+    const error = new ApiError('uri_too_long', `The request target is longer than ${maxUrlBytes} bytes`);
+    return { error, loggedPath: '(too long)' };
+  }
+  return undefined;
+}
+
+/**
+ * README "Errors": a field the request sends more than once where only one makes sense (Content-Type
+ * or Idempotency-Key on a request with a body) is 400 invalid_header. `name` as it is spelt in messages.
+ */
+export function assertSentOnce(req: IncomingMessage, name: string): void {
+  if (countHeader(req, name.toLowerCase()) > 1) throw repeatedField(name);
+}
+
+/** The 400 of the field `name` sent more than once, in the one wording of that rule. */
+export function repeatedField(name: string): ApiError {
+  return new ApiError('invalid_header', `Header "${name}" must be sent once`, [
+    { path: name, message: `"${name}" was sent more than once` },
+  ]);
+}
