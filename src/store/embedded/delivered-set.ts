@@ -30,9 +30,10 @@ export class DeliveredSet {
   /** Forgets every position before `seq`. */
   dropBefore(seq: number): void {
     const bytes = Math.min(Math.max(0, (seq - this.#base) >> 3), this.#bits.length);
-    if (bytes === 0) return;
-    this.#bits = this.#bits.slice(bytes);
-    this.#base += bytes * 8;
+    if (bytes > 0) {
+      this.#bits = this.#bits.slice(bytes);
+      this.#base += bytes * 8;
+    }
     const bit = seq - this.#base;
     if (bit > 0 && this.#bits.length > 0) this.#bits[0] = (this.#bits[0] as number) & ~((1 << bit) - 1);
   }
