@@ -43,7 +43,13 @@ const AT = Date.UTC(2027, 0, 1, 12);
 test('every kind of webhook record survives encode and decode unchanged', () => {
   const changes: Change[] = [
     { op: 'pet', atMs: AT, eventSeq: 17, pet: storedPet(1, 'Rex', 2, 'available') },
-    { op: 'pet', atMs: AT, eventSeq: 18, pet: storedPet(2, 'Tom', 2, 'sold'), idem: { ...entry, body: undefined } },
+    {
+      op: 'pet',
+      atMs: AT,
+      eventSeq: 18,
+      pet: storedPet(2, 'Tom', 2, 'sold'),
+      idem: { scope: 's', key: 'k', fingerprint: 'f', status: 201, expiresAtMs: 1 },
+    },
     {
       op: 'order',
       atMs: AT,

@@ -22,7 +22,6 @@ import type {
   StorageWatch,
   Store,
 } from '../store.js';
-import type { WebhookStore } from '../webhook-store.js';
 import { EmbeddedWebhooks } from './embedded-webhooks.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { EmbeddedState } from './state.js';
@@ -45,7 +44,7 @@ export class EmbeddedStore implements Store {
   readonly kind = 'embedded';
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
-  readonly webhooks: WebhookStore;
+  readonly webhooks: EmbeddedWebhooks;
   readonly #state: EmbeddedState;
   readonly #journal: Journal | undefined;
   readonly #petLocks = new KeyedLock();
