@@ -100,25 +100,25 @@ export class EventLog {
 
   /** Records an event; false (nothing recorded) when its position is forgotten or already holds one. */
   record(seq: number, type: DeliveredEventType, atMs: number, dataJson: string): boolean {
-    this.noteSeq(seq);
+    if (seq >= this.#next) this.#next = seq + 1;
     // Slots start at or before the first retained position, so anything below it is forgotten.
     if (seq < this.#first) return false;
     const slot = seq - this.#base;
     const data = this.#data;
-    while (data.length <= slot) data.push(undefined);
-    this.#times = withRoom(this.#times, data.length);
-    if (this.#types.length < data.length) {
-      const previous = this.#types.length;
-      this.#types = withRoom(this.#types, data.length);
-      this.#types.fill(NONE, previous);
+    if (slot >= data.length) {
+      // Positions come in order: the slot is usually the next one; a gap is a hole.
+      if (slot >= this.#types.length) this.#grow(slot + 1);
+      while (data.length < slot) data.push(undefined);
+      data.push(undefined);
+    } else if (this.#types[slot] !== NONE) {
+      return false;
     }
-    if (this.#types[slot] !== NONE) return false;
     const code = TYPES.indexOf(type);
     flatten(dataJson);
     data[slot] = dataJson;
     this.#times[slot] = atMs;
     this.#types[slot] = code;
-    this.#byType[code]?.add(seq);
+    (this.#byType[code] as SeqList).add(seq);
     this.#retained++;
     return true;
   }
@@ -224,6 +224,14 @@ export class EventLog {
       this.#base = seq;
     }
     return seq;
+  }
+
+  /** Makes room in the columns for `slots` slots, new ones holding no event. */
+  #grow(slots: number): void {
+    const previous = this.#types.length;
+    this.#times = withRoom(this.#times, slots);
+    this.#types = withRoom(this.#types, slots);
+    this.#types.fill(NONE, previous);
   }
 
   /** Every retained event, in the order of positions. */

@@ -32,11 +32,9 @@ const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 const QUOTE = 0x22;
 const CLOSE = 0x7d;
+const COMMA = 0x2c;
 /** 2^53 − 1 has 16 digits. */
 const MAX_DIGITS = 16;
-/** Where the number readNumber read last ends: one module variable instead of an object per number. */
-let numberEnd = 0;
-
 /** Whether `bytes` holds `expected` at `at`; a plain loop, as Buffer#compare's argument checks cost more than these few bytes. */
 function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
   for (let index = 0; index < expected.length; index++) {
@@ -45,18 +43,19 @@ function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
   return true;
 }
 
-/** The positive integer (no leading zero) at `start`, its end in `numberEnd`; -1 when there is none. */
-function readNumber(bytes: Buffer, start: number, end: number): number {
-  let value = 0;
+/** Where the digits that start at `start` end (at most `end`). */
+function digitsEnd(bytes: Buffer, start: number, end: number): number {
   let index = start;
-  for (; index < end && index - start < MAX_DIGITS; index++) {
-    const byte = bytes[index] as number;
-    if (byte < DIGIT_0 || byte > DIGIT_9) break;
-    if (byte === DIGIT_0 && index === start) return -1;
-    value = value * 10 + (byte - DIGIT_0);
-  }
-  numberEnd = index;
-  return index === start || !Number.isSafeInteger(value) ? -1 : value;
+  while (index < end && (bytes[index] as number) >= DIGIT_0 && (bytes[index] as number) <= DIGIT_9) index++;
+  return index;
+}
+
+/** The positive integer written in `bytes[start, stop)` (digits only), or -1 when it is empty, has a leading zero or is too long. */
+function numberIn(bytes: Buffer, start: number, stop: number): number {
+  if (stop === start || stop - start > MAX_DIGITS || bytes[start] === DIGIT_0) return -1;
+  let value = 0;
+  for (let index = start; index < stop; index++) value = value * 10 + ((bytes[index] as number) - DIGIT_0);
+  return Number.isSafeInteger(value) ? value : -1;
 }
 
 /** The pet record `bytes[start, end)` when it is a plain one (no Idempotency-Key answer), else undefined. */
@@ -65,18 +64,24 @@ export function plainPetAt(bytes: Buffer, start: number, end: number): PlainPetR
   let index = start + PET_OP.length;
   let atMs = -1;
   let eventSeq = -1;
-  if (bytesAt(bytes, index, AT_FIELD)) {
-    atMs = readNumber(bytes, index + AT_FIELD.length, end);
-    if (atMs < 0 || !bytesAt(bytes, numberEnd, EV_FIELD)) return undefined;
-    eventSeq = readNumber(bytes, numberEnd + EV_FIELD.length, end);
-    if (eventSeq < 0 || bytes[numberEnd] !== 0x2c) return undefined;
-    index = numberEnd + 1;
+  if (bytes[index + 1] === AT_FIELD[1]) {
+    if (!bytesAt(bytes, index, AT_FIELD)) return undefined;
+    const atStart = index + AT_FIELD.length;
+    const atEnd = digitsEnd(bytes, atStart, end);
+    atMs = numberIn(bytes, atStart, atEnd);
+    if (atMs < 0 || !bytesAt(bytes, atEnd, EV_FIELD)) return undefined;
+    const evStart = atEnd + EV_FIELD.length;
+    const evEnd = digitsEnd(bytes, evStart, end);
+    eventSeq = numberIn(bytes, evStart, evEnd);
+    if (eventSeq < 0 || bytes[evEnd] !== COMMA) return undefined;
+    index = evEnd + 1;
   }
   if (!bytesAt(bytes, index, PET_FIELD)) return undefined;
   const jsonStart = index + PET_FIELD.length - '{"id":'.length;
-  const id = readNumber(bytes, index + PET_FIELD.length, end);
-  if (id < 0 || bytes[numberEnd] !== 0x2c) return undefined;
-  const idEnd = numberEnd;
+  const idStart = index + PET_FIELD.length;
+  const idEnd = digitsEnd(bytes, idStart, end);
+  const id = numberIn(bytes, idStart, idEnd);
+  if (id < 0 || bytes[idEnd] !== COMMA) return undefined;
   for (const [status, suffix] of PET_SUFFIXES) {
     if (end - suffix.length <= idEnd || !bytesAt(bytes, end - suffix.length, suffix)) continue;
     const pet = { id, status, json: bytes.toString('utf8', jsonStart, end - 1) };
@@ -88,11 +93,15 @@ export function plainPetAt(bytes: Buffer, start: number, end: number): PlainPetR
 /** The event record `bytes[start, end)`, its data's JSON sliced out as it is; undefined when it is not one. */
 export function eventRecordAt(bytes: Buffer, start: number, end: number): WebhookChange | undefined {
   if (!bytesAt(bytes, start, EVENT_OP)) return undefined;
-  const seq = readNumber(bytes, start + EVENT_OP.length, end);
-  if (seq < 0 || !bytesAt(bytes, numberEnd, EVENT_AT)) return undefined;
-  const atMs = readNumber(bytes, numberEnd + EVENT_AT.length, end);
-  if (atMs < 0 || !bytesAt(bytes, numberEnd, EVENT_TYPE)) return undefined;
-  const typeStart = numberEnd + EVENT_TYPE.length;
+  const seqStart = start + EVENT_OP.length;
+  const seqEnd = digitsEnd(bytes, seqStart, end);
+  const seq = numberIn(bytes, seqStart, seqEnd);
+  if (seq < 0 || !bytesAt(bytes, seqEnd, EVENT_AT)) return undefined;
+  const atStart = seqEnd + EVENT_AT.length;
+  const atEnd = digitsEnd(bytes, atStart, end);
+  const atMs = numberIn(bytes, atStart, atEnd);
+  if (atMs < 0 || !bytesAt(bytes, atEnd, EVENT_TYPE)) return undefined;
+  const typeStart = atEnd + EVENT_TYPE.length;
   const typeEnd = bytes.indexOf(QUOTE, typeStart);
   if (typeEnd < 0 || typeEnd >= end || !bytesAt(bytes, typeEnd, EVENT_DATA)) return undefined;
   const type = EVENT_TYPES_BY_NAME.get(bytes.toString('latin1', typeStart, typeEnd));

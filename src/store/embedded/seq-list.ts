@@ -20,9 +20,11 @@ export class SeqList {
   }
 
   add(seq: number): void {
-    this.#seqs = withRoom(this.#seqs, this.#end + 1);
-    if (this.#end > this.#start && seq < (this.#seqs[this.#end - 1] as number)) this.#sorted = false;
-    this.#seqs[this.#end++] = seq;
+    const end = this.#end;
+    if (end === this.#seqs.length) this.#seqs = withRoom(this.#seqs, end + 1);
+    if (end > this.#start && seq < (this.#seqs[end - 1] as number)) this.#sorted = false;
+    this.#seqs[end] = seq;
+    this.#end = end + 1;
   }
 
   /** The position at `index` (0 is the smallest). */

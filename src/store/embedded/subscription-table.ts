@@ -8,6 +8,9 @@ import { AttemptLog } from './attempt-log.js';
 import { DeliveredSet } from './delivered-set.js';
 import { DeliveryQueue } from './delivery-queue.js';
 
+/** No subscribers: one shared empty list, as most events of a replay find none. */
+const NONE: readonly SubscriptionEntry[] = [];
+
 /** A subscription and what belongs to it. */
 export interface SubscriptionEntry {
   subscription: Subscription;
@@ -106,7 +109,7 @@ export class SubscriptionTable {
 
   /** The enabled subscriptions to `type`. */
   subscribersOf(type: EventType): readonly SubscriptionEntry[] {
-    return this.#byType.get(type) ?? [];
+    return this.#byType.get(type) ?? NONE;
   }
 
   /** Every subscription, in no particular order (cheaper than `values`). */

@@ -3,7 +3,7 @@
 // replay share (state.ts). Recording an event fans it out in the same step: one pending delivery for
 // every enabled subscription of its type, due at the event's time. What decides (who may, when to
 // retry) lives above the store; this only carries out the records.
-import { type DeliveredEventType, type EventDraft, TEST_EVENT_TYPE } from '../../events/event.js';
+import { type EventDraft, type EventType, TEST_EVENT_TYPE } from '../../events/event.js';
 import { EventLog } from './event-log.js';
 import { type SubscriptionEntry, SubscriptionTable } from './subscription-table.js';
 import type { AttemptChange, WebhookChange } from './webhook-records.js';
@@ -28,7 +28,10 @@ export class WebhookState {
 
   /** Records the events of a change, its first at `firstSeq`, each fanned out to its subscribers. */
   recordEvents(firstSeq: number, atMs: number, drafts: readonly EventDraft[]): void {
-    for (const [index, draft] of drafts.entries()) this.#record(firstSeq + index, draft.type, atMs, draft.dataJson);
+    for (let index = 0; index < drafts.length; index++) {
+      const draft = drafts[index] as EventDraft;
+      this.recordEvent(firstSeq + index, draft.type, atMs, draft.dataJson);
+    }
   }
 
   /** Applies a webhook change; used by commit and by replay. */
@@ -168,11 +171,13 @@ export class WebhookState {
     };
   }
 
-  #record(seq: number, type: DeliveredEventType, atMs: number, dataJson: string): void {
-    if (!this.events.record(seq, type, atMs, dataJson) || type === TEST_EVENT_TYPE) return;
+  /** Records one event of a change and fans it out to its subscribers. */
+  recordEvent(seq: number, type: EventType, atMs: number, dataJson: string): void {
+    if (!this.events.record(seq, type, atMs, dataJson)) return;
     const subscribers = this.subscriptions.subscribersOf(type);
+    if (subscribers.length === 0) return;
     for (const entry of subscribers) entry.queue.add(seq, atMs, 0, this.#generation());
-    if (subscribers.length > 0) this.#notify();
+    this.#notify();
   }
 
   #applyAttempt(change: AttemptChange): void {
