@@ -3,11 +3,13 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Replaces `path` with `content` atomically, the new file created with `mode`. */
+/** Replaces `path` with `content` atomically, the new file having exactly `mode`. */
 export async function writeFileAtomically(path: string, content: string | Uint8Array, mode: number): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   const file = await open(temporary, 'w', mode);
   try {
+    // A temporary file left by an earlier process of the same pid keeps its own mode: set it.
+    if (process.platform !== 'win32') await file.chmod(mode);
     await file.writeFile(content);
     await file.sync();
   } finally {

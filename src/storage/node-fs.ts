@@ -51,13 +51,29 @@ class NodeFile implements StorageFile {
   }
 }
 
+/**
+ * The handle of a file the storage layer writes, owner-only whatever it was before: open(2) gives a new
+ * file FILE_MODE, but a file that was already there (a log copied in by hand, or written by a release
+ * whose umask let others read it) keeps its mode, and the log holds webhook secrets.
+ */
+async function ownerOnly(handle: FileHandle): Promise<FileHandle> {
+  if (process.platform === 'win32') return handle;
+  try {
+    if (((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(FILE_MODE);
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** The real file system. One shared object, so the in-process lock registry can key on it. */
 export const nodeFs: StorageFs = {
   async open(path: string, flags: OpenFlags, options: OpenOptions = {}): Promise<StorageFile> {
-    if (options.syncWrites !== true) return new NodeFile(await open(path, flags, FILE_MODE), false);
+    if (options.syncWrites !== true) return new NodeFile(await ownerOnly(await open(path, flags, FILE_MODE)), false);
     if (flags !== 'a') throw new TypeError('syncWrites is only for appends');
-    if (SYNCED_APPEND === undefined) return new NodeFile(await open(path, flags, FILE_MODE), true);
-    return new NodeFile(await open(path, SYNCED_APPEND, FILE_MODE), false);
+    if (SYNCED_APPEND === undefined) return new NodeFile(await ownerOnly(await open(path, flags, FILE_MODE)), true);
+    return new NodeFile(await ownerOnly(await open(path, SYNCED_APPEND, FILE_MODE)), false);
   },
   readFile: (path) => readFile(path),
   rename: (from, to) => rename(from, to),

@@ -30,7 +30,7 @@ export interface StorageFile {
 
 /** The file operations the storage layer needs. Paths are joined with node:path. */
 export interface StorageFs {
-  /** Opens a file for writing; new files get mode 0o600. */
+  /** Opens a file for writing, owner-only (mode 0o600): new files get that mode, existing ones are narrowed to it. */
   open(path: string, flags: OpenFlags, options?: OpenOptions): Promise<StorageFile>;
   /** The whole content of a file; rejects with code ENOENT if it does not exist. */
   readFile(path: string): Promise<Buffer>;

@@ -2,8 +2,12 @@
 // directory's journal before it is applied and answered. One process owns the directory (its lock), so
 // the in-memory state is the whole truth; locks per pet and per order serialise the changes that must
 // see each other, as row locks do in PostgreSQL. Reads answer at once, without a turn of the event loop.
+// A change's events are recorded in its own record: the positions are handed out as the record is
+// queued, and the events (and their pending deliveries) applied with it (records.ts).
 import type { OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
+import type { Clock } from '../../clock.js';
+import { eventIdLetters } from '../../events/event-id.js';
 import type { NewPet, PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
 import type { Journal } from '../../storage/index.js';
@@ -18,6 +22,7 @@ import type {
   PageRequest,
   Store,
 } from '../store.js';
+import { EmbeddedWebhooks } from './embedded-webhooks.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { EmbeddedState } from './state.js';
 
@@ -28,6 +33,8 @@ export interface EmbeddedStoreParts {
   journal: Journal | undefined;
   keys: KeyTable;
   cursorSecret: Buffer;
+  /** The wall clock that dates what the store dates itself (a redelivery, a recovery). */
+  clock: Clock;
   /** How long opening took (replaying the journal), in seconds. */
   openSeconds?: number;
 }
@@ -36,6 +43,7 @@ export interface EmbeddedStoreParts {
 export class EmbeddedStore implements Store {
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
+  readonly webhooks: EmbeddedWebhooks;
   readonly #state: EmbeddedState;
   readonly #journal: Journal | undefined;
   readonly #petLocks = new KeyedLock();
@@ -48,6 +56,7 @@ export class EmbeddedStore implements Store {
     this.#journal = parts.journal;
     this.keys = parts.keys;
     this.cursorSecret = parts.cursorSecret;
+    this.webhooks = new EmbeddedWebhooks(parts.state, eventIdLetters(parts.cursorSecret), parts.clock);
     const journal = parts.journal;
     this.journalWatch =
       journal === undefined
@@ -78,11 +87,15 @@ export class EmbeddedStore implements Store {
     return this.#state.pets.page(request.status, request.afterId, request.limit);
   }
 
-  async createPet(pet: Required<NewPet>, remember?: IdempotencyRecord): Promise<StoredPet> {
+  async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
     const stored = storedPet(this.#state.pets.takeId(), pet.name, pet.categoryId, pet.status);
-    await this.#state.commit(
-      remember === undefined ? { op: 'pet', pet: stored } : { op: 'pet', pet: stored, idem: remember },
-    );
+    await this.#state.commit({
+      op: 'pet',
+      atMs: eventTime(atMs),
+      eventSeq: this.#state.webhooks.events.takeSeqs(1),
+      pet: stored,
+      ...(remember !== undefined && { idem: remember }),
+    });
     return stored;
   }
 
@@ -103,9 +116,12 @@ export class EmbeddedStore implements Store {
     return this.#petLocks.run(petId, async () => {
       const pet = this.#state.pets.get(petId);
       const move = decide(pet);
+      const atMs = eventTime(Date.parse(createdAt));
       const order = storedOrder(this.#state.orders.takeId(), petId, move.orderStatus, createdAt);
       await this.#state.commit({
         op: 'order',
+        atMs,
+        eventSeq: this.#state.webhooks.events.takeSeqs(pet === undefined ? 1 : 2),
         order,
         ...(pet !== undefined && { pet: withStatus(pet, move.petStatus) }),
         ...(remember !== undefined && { idem: remember }),
@@ -114,7 +130,7 @@ export class EmbeddedStore implements Store {
     });
   }
 
-  moveOrder(orderId: number, decide: DecideMove): Promise<StoredOrder> {
+  moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
     return this.#orderLocks.run(orderId, async () => {
       const found = this.#state.orders.get(orderId);
       if (found === undefined) return rejectMissing(decide);
@@ -125,6 +141,8 @@ export class EmbeddedStore implements Store {
         const moved = storedOrder(found.id, found.petId, move.orderStatus, found.createdAt);
         await this.#state.commit({
           op: 'order',
+          atMs: eventTime(atMs),
+          eventSeq: this.#state.webhooks.events.takeSeqs(pet === undefined ? 1 : 2),
           order: moved,
           ...(pet !== undefined && { pet: withStatus(pet, move.petStatus) }),
         });
@@ -144,6 +162,13 @@ export class EmbeddedStore implements Store {
   async close(): Promise<void> {
     await this.#journal?.close();
   }
+}
+
+/** An event's time as records keep it: whole ms since the epoch (a time the journal cannot hold is a bug of the caller). */
+function eventTime(ms: number): number {
+  const whole = Math.trunc(ms);
+  if (!Number.isSafeInteger(whole) || whole < 0) throw new TypeError(`${ms} is not a time an event can have`);
+  return whole;
 }
 
 /** A missing order: `decide` refuses it (not found), as the service's rules say. */

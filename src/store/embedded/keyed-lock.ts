@@ -3,12 +3,12 @@
 // left, so two orders for one pet give one order and one refusal, whichever store holds the data.
 
 /** Runs functions one at a time per id, in the order they asked. */
-export class KeyedLock {
+export class KeyedLock<K = number> {
   /** The last run queued on each id; removed when it is also the last to finish. */
-  readonly #tails = new Map<number, Promise<unknown>>();
+  readonly #tails = new Map<K, Promise<unknown>>();
 
   /** Runs `work` once every earlier run on `id` has settled; resolves or rejects as it does. */
-  run<T>(id: number, work: () => Promise<T>): Promise<T> {
+  run<T>(id: K, work: () => Promise<T>): Promise<T> {
     const before = this.#tails.get(id);
     const result = before === undefined ? work() : before.then(work, work);
     const tail = result.catch(() => {});

@@ -1,5 +1,5 @@
 // Opening the embedded store: with a data directory, lock it, replay its journal into the collections,
-// keep ids after any a torn last record may have handed out, and load the cursor secret and the keys
+// keep ids and event positions after any a torn last record may have handed out, and load the cursor secret and the keys
 // file; without one, everything in memory for this process's life.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -39,6 +39,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
       journal: undefined,
       keys: new MemoryKeyTable(),
       cursorSecret: randomBytes(32),
+      clock,
     });
   }
   // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
@@ -67,9 +68,11 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     if (replayed.tornTail !== undefined) {
       // A torn record was not applied, but under durability interval or never it may have been
       // acknowledged: the ids it may have handed out are not handed out again.
-      const { petId, orderId } = idsInTornRecord(replayed.tornTail.text);
+      const { petId, orderId, lastEventSeq } = idsInTornRecord(replayed.tornTail.text);
       if (petId !== undefined) state.pets.noteId(petId);
       if (orderId !== undefined) state.orders.noteId(orderId);
+      // Event ids are what receivers de-duplicate on: one a torn record may have sent is never reused.
+      if (lastEventSeq !== undefined) state.webhooks.events.noteSeq(lastEventSeq);
     }
     const cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
     const keys = new FileKeyTable(dataDir);
@@ -80,6 +83,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
       journal,
       keys,
       cursorSecret,
+      clock,
       openSeconds: (performance.now() - startedMs) / 1000,
     });
   } catch (error) {

@@ -1,53 +1,57 @@
 // The records of the log: every acknowledged change is one record, applied whole or not at all.
-//   {"op":"pet","pet":PET[,"idem":TAG]}                 a pet created
-//   {"op":"order","order":ORDER[,"pet":PET][,"idem":TAG]} an order placed or moved on, with its pet's new state
+//   {"op":"pet"[,"at":MS,"ev":SEQ],"pet":PET[,"idem":TAG]}                  a pet created
+//   {"op":"order"[,"at":MS,"ev":SEQ],"order":ORDER[,"pet":PET][,"idem":TAG]} an order placed or moved on, with its pet's new state
 //   {"op":"idem","idem":ENTRY}                          a remembered answer on its own (written by compaction)
-// An order and its pet's status change, and a change and its Idempotency-Key answer, share one record,
-// so after a crash either both happened or neither did. Decoding is a pure function.
-// TAG is {scope, key, fingerprint, status, expiresAtMs}; logs of the first release also carry a
-// "location", which is read and ignored (the Location of a replayed answer is made from the item's id).
+// and the records of webhooks (webhook-records.ts). An order and its pet's status change, a change and
+// its Idempotency-Key answer, and a change and its events share one record, so after a crash either
+// all happened or none did. A change's events are not written out: `at` is the change's time and `ev`
+// the position of its first event; the types follow from the kind of record (pet.created; order.created
+// or order.updated, then pet.updated) and the data from the pet and the order, so replay derives them
+// exactly as the commit did. Records of the first release have no `at` and record no events.
+// Decoding is a pure function. TAG is {scope, key, fingerprint, status, expiresAtMs}; logs of the first
+// release also carry a "location", which is read and ignored.
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import { PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet } from '../../pets/stored-pet.js';
 import type { IdempotencyRecord } from '../store.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
+import { eventRecordAt, plainPetAt } from './record-fast-path.js';
+import { decodeEntry, decodeTag, isId, isObject, isTime, tagJson } from './record-fields.js';
+import { decodeWebhookChange, encodeWebhookChange, WEBHOOK_OPS, type WebhookChange } from './webhook-records.js';
 
 /** What a change remembers for its Idempotency-Key; the answer's body is the created item's JSON. */
 export type IdempotencyTag = IdempotencyRecord;
 
-export type Change =
-  | { op: 'pet'; pet: StoredPet; idem?: IdempotencyTag }
-  | { op: 'order'; order: StoredOrder; pet?: StoredPet; idem?: IdempotencyTag }
-  | { op: 'idem'; entry: IdempotencyEntry };
-
-function tagJson(tag: IdempotencyTag): string {
-  return JSON.stringify({
-    scope: tag.scope,
-    key: tag.key,
-    fingerprint: tag.fingerprint,
-    status: tag.status,
-    expiresAtMs: tag.expiresAtMs,
-  });
+/** The events of a pet or order change: its time, and the position of its first event (the next follow it). */
+interface ChangeEvents {
+  atMs?: number;
+  eventSeq?: number;
 }
+
+export type Change =
+  | ({ op: 'pet'; pet: StoredPet; idem?: IdempotencyTag } & ChangeEvents)
+  | ({ op: 'order'; order: StoredOrder; pet?: StoredPet; idem?: IdempotencyTag } & ChangeEvents)
+  | { op: 'idem'; entry: IdempotencyEntry }
+  | WebhookChange;
+
+const eventsField = (change: ChangeEvents): string =>
+  change.atMs === undefined || change.eventSeq === undefined ? '' : `,"at":${change.atMs},"ev":${change.eventSeq}`;
+const tagField = (tag: IdempotencyTag | undefined): string => (tag === undefined ? '' : `,"idem":${tagJson(tag)}`);
 
 /** The record text of a change; pets and orders bring their ready JSON. */
 export function encodeChange(change: Change): string {
   switch (change.op) {
     case 'pet':
-      return `{"op":"pet","pet":${change.pet.json}${change.idem === undefined ? '' : `,"idem":${tagJson(change.idem)}`}}`;
+      return `{"op":"pet"${eventsField(change)},"pet":${change.pet.json}${tagField(change.idem)}}`;
     case 'order':
-      return `{"op":"order","order":${change.order.json}${change.pet === undefined ? '' : `,"pet":${change.pet.json}`}${change.idem === undefined ? '' : `,"idem":${tagJson(change.idem)}`}}`;
+      return `{"op":"order"${eventsField(change)},"order":${change.order.json}${change.pet === undefined ? '' : `,"pet":${change.pet.json}`}${tagField(change.idem)}}`;
     case 'idem':
       return `{"op":"idem","idem":${JSON.stringify(change.entry)}}`;
+    default:
+      return encodeWebhookChange(change);
   }
 }
-
-type Json = Record<string, unknown>;
-
-const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function decodePet(value: unknown): StoredPet | undefined {
   if (!isObject(value)) return undefined;
@@ -65,92 +69,26 @@ function decodeOrder(value: unknown): StoredOrder | undefined {
   return storedOrder(id, petId, status as OrderStatus, createdAt);
 }
 
-function decodeTag(value: unknown): IdempotencyTag | undefined {
-  if (!isObject(value)) return undefined;
-  const { scope, key, fingerprint, status, location, expiresAtMs } = value;
-  if (
-    typeof scope !== 'string' ||
-    typeof key !== 'string' ||
-    typeof fingerprint !== 'string' ||
-    !isId(status) ||
-    (location !== undefined && typeof location !== 'string') ||
-    !Number.isSafeInteger(expiresAtMs)
-  )
-    return undefined;
-  return { scope, key, fingerprint, status, expiresAtMs: expiresAtMs as number };
-}
-
-// Replay's fast path (a million pets in under 2 s): a plain pet record is recognised by its
-// fixed prefix and its status suffix, and the pet's JSON is taken from it as it is, without parsing.
-// The record's checksum was verified by storage/, and it was validated when it was written.
-const PET_RECORD_PREFIX = '{"op":"pet","pet":{"id":';
-const PET_RECORD_SUFFIXES = PET_STATUSES.map((status) => [status, `"status":"${status}"}}`] as const);
-
-function decodePlainPet(payload: string): Change | undefined {
-  if (!payload.startsWith(PET_RECORD_PREFIX)) return undefined;
-  for (const [status, suffix] of PET_RECORD_SUFFIXES) {
-    if (!payload.endsWith(suffix)) continue;
-    const comma = payload.indexOf(',', PET_RECORD_PREFIX.length);
-    const id = Number(payload.slice(PET_RECORD_PREFIX.length, comma));
-    if (!isId(id)) return undefined;
-    return {
-      op: 'pet',
-      pet: { id, status, json: payload.slice(PET_RECORD_PREFIX.length - '{"id":'.length, payload.length - 1) },
-    };
-  }
-  return undefined;
-}
-
-const PET_PREFIX_BYTES = Buffer.from(PET_RECORD_PREFIX);
-const PET_SUFFIX_BYTES = PET_RECORD_SUFFIXES.map(([status, suffix]) => [status, Buffer.from(suffix)] as const);
-/** Where the pet's JSON starts in a plain pet record: at its `{"id":`. */
-const PET_JSON_OFFSET = PET_RECORD_PREFIX.length - '{"id":'.length;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const COMMA = 0x2c;
-/** 2^53 − 1 has 16 digits. */
-const MAX_ID_DIGITS = 16;
-
-/** Whether `bytes` holds `expected` at `at`; a plain loop, as Buffer#compare's argument checks cost more than these few bytes. */
-function bytesAt(bytes: Buffer, at: number, expected: Buffer): boolean {
-  for (let index = 0; index < expected.length; index++) {
-    if (bytes[at + index] !== expected[index]) return false;
-  }
-  return true;
-}
-
-/** decodePlainPet on the record's bytes: the pet's JSON becomes the only string made of it. */
-function decodePlainPetAt(bytes: Buffer, start: number, end: number): Change | undefined {
-  const idStart = start + PET_PREFIX_BYTES.length;
-  if (end <= idStart || !bytesAt(bytes, start, PET_PREFIX_BYTES)) return undefined;
-  let id = 0;
-  let index = idStart;
-  for (; index < end && index - idStart <= MAX_ID_DIGITS; index++) {
-    const byte = bytes[index] as number;
-    if (byte === COMMA) break;
-    if (byte < DIGIT_0 || byte > DIGIT_9 || (byte === DIGIT_0 && index === idStart)) return undefined;
-    id = id * 10 + (byte - DIGIT_0);
-  }
-  if (bytes[index] !== COMMA || !isId(id)) return undefined;
-  for (const [status, suffix] of PET_SUFFIX_BYTES) {
-    if (end - suffix.length <= index || !bytesAt(bytes, end - suffix.length, suffix)) continue;
-    return { op: 'pet', pet: { id, status, json: bytes.toString('utf8', start + PET_JSON_OFFSET, end - 1) } };
-  }
-  return undefined;
-}
-
 /**
- * decodeChange of the record `bytes[start, end)`, as replay hands it over: a plain pet record is
- * read from the bytes, any other is decoded as text. `where` names the record for an error.
+ * decodeChange of the record `bytes[start, end)`, as replay hands it over: a plain pet record and an
+ * event record are read from the bytes (record-fast-path.ts), any other is decoded as text. `where`
+ * names the record for an error.
  */
 export function decodeChangeAt(bytes: Buffer, start: number, end: number, where: () => string): Change {
-  return decodePlainPetAt(bytes, start, end) ?? decodeChange(bytes.toString('utf8', start, end), where());
+  return (
+    plainPetAt(bytes, start, end) ??
+    eventRecordAt(bytes, start, end) ??
+    decodeText(bytes.toString('utf8', start, end), where())
+  );
 }
 
 /** Parses a record; throws an Error naming `where` when it is not one this service writes. */
 export function decodeChange(payload: string, where: string): Change {
-  const plainPet = decodePlainPet(payload);
-  if (plainPet !== undefined) return plainPet;
+  const bytes = Buffer.from(payload);
+  return decodeChangeAt(bytes, 0, bytes.length, () => where);
+}
+
+function decodeText(payload: string, where: string): Change {
   let record: unknown;
   try {
     record = JSON.parse(payload);
@@ -159,25 +97,32 @@ export function decodeChange(payload: string, where: string): Change {
   }
   const fault = (what: string): Error => new Error(`${where} is not a record this service writes (${what})`);
   if (!isObject(record)) throw fault('not an object');
+  if (typeof record.op === 'string' && WEBHOOK_OPS.has(record.op)) {
+    const change = decodeWebhookChange(record);
+    if (typeof change === 'string') throw fault(change);
+    return change;
+  }
   const idem = record.idem === undefined ? undefined : decodeTag(record.idem);
   if (record.idem !== undefined && idem === undefined && record.op !== 'idem') throw fault('bad idem');
+  const { at, ev } = record;
+  if ((at !== undefined || ev !== undefined) && !(isTime(at) && isId(ev))) throw fault('bad at or ev');
+  const events = at === undefined ? {} : { atMs: at as number, eventSeq: ev as number };
   switch (record.op) {
     case 'pet': {
       const pet = decodePet(record.pet);
       if (pet === undefined) throw fault('bad pet');
-      return idem === undefined ? { op: 'pet', pet } : { op: 'pet', pet, idem };
+      return { op: 'pet', pet, ...events, ...(idem !== undefined && { idem }) };
     }
     case 'order': {
       const order = decodeOrder(record.order);
       const pet = record.pet === undefined ? undefined : decodePet(record.pet);
       if (order === undefined || (record.pet !== undefined && pet === undefined)) throw fault('bad order');
-      return { op: 'order', order, ...(pet !== undefined && { pet }), ...(idem !== undefined && { idem }) };
+      return { op: 'order', order, ...(pet !== undefined && { pet }), ...events, ...(idem !== undefined && { idem }) };
     }
     case 'idem': {
-      const tag = decodeTag(record.idem);
-      const body = isObject(record.idem) ? record.idem.body : undefined;
-      if (tag === undefined || typeof body !== 'string') throw fault('bad idem');
-      return { op: 'idem', entry: { ...tag, body } };
+      const entry = decodeEntry(record.idem);
+      if (entry === undefined) throw fault('bad idem');
+      return { op: 'idem', entry };
     }
     default:
       throw fault(`op ${JSON.stringify(record.op)}`);
@@ -185,15 +130,21 @@ export function decodeChange(payload: string, where: string): Change {
 }
 
 // A torn last record cannot be verified, so it is not applied; but under durability "interval" or
-// "never" its change may have been acknowledged, so the ids it may have assigned are not handed out
-// again: ids continue after the highest id ever written. An order record's id is an order id.
-const TORN_PET_ID = /\{"op":"pet","pet":\{"id":([1-9][0-9]{0,15})[,}]/;
-const TORN_ORDER_ID = /\{"op":"order","order":\{"id":([1-9][0-9]{0,15})[,}]/;
+// "never" its change may have been acknowledged, so the ids and event positions it may have assigned
+// are not handed out again: they continue after the highest ever written. An order record's id is an
+// order id; it records two events (the order's, then its pet's), a pet record one, a test record one.
+const TORN_PET_ID = /\{"op":"pet",(?:"at":[0-9]+,"ev":[0-9]+,)?"pet":\{"id":([1-9][0-9]{0,15})[,}]/;
+const TORN_ORDER_ID = /\{"op":"order",(?:"at":[0-9]+,"ev":[0-9]+,)?"order":\{"id":([1-9][0-9]{0,15})[,}]/;
+const TORN_EVENT = /\{"op":"(pet|order|test)","at":[0-9]+,"ev":([1-9][0-9]{0,15}),/;
+const TORN_EVENTS_PER_OP: Readonly<Record<string, number>> = { pet: 1, order: 2, test: 1 };
 
-/** The pet or order id that the text of a torn record may have assigned, if it can be read. */
-export function idsInTornRecord(text: string): { petId?: number; orderId?: number } {
+/** The pet or order id, and the last event position, that the text of a torn record may have assigned, if it can be read. */
+export function idsInTornRecord(text: string): { petId?: number; orderId?: number; lastEventSeq?: number } {
+  const event = TORN_EVENT.exec(text);
+  const events =
+    event === null ? {} : { lastEventSeq: Number(event[2]) + (TORN_EVENTS_PER_OP[event[1] as string] as number) - 1 };
   const petId = TORN_PET_ID.exec(text)?.[1];
-  if (petId !== undefined) return { petId: Number(petId) };
+  if (petId !== undefined) return { petId: Number(petId), ...events };
   const orderId = TORN_ORDER_ID.exec(text)?.[1];
-  return orderId === undefined ? {} : { orderId: Number(orderId) };
+  return orderId === undefined ? events : { orderId: Number(orderId), ...events };
 }

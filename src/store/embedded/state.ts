@@ -1,10 +1,14 @@
-// What the embedded store holds in memory: pets, orders and remembered Idempotency-Key answers. A change
-// is written to the log first and applied only once the log accepted it; replay at start-up applies the
-// same records through the same `apply`, so the collections always equal a replay of the file.
+// What the embedded store holds in memory: pets, orders, remembered Idempotency-Key answers, and the
+// webhook half (events, subscriptions, deliveries, attempts). A change is written to the log first and
+// applied only once the log accepted it; replay at start-up applies the same records through the same
+// `apply`, so the memory always equals a replay of the file, events and deliveries included.
 import type { Clock } from '../../clock.js';
+import { orderEvents } from '../../events/event.js';
 import { MemoryIdempotencyTable } from './idempotency-table.js';
 import { OrderCollection, PetCollection } from './indexed-collection.js';
 import { type Change, encodeChange } from './records.js';
+import { snapshotChanges } from './snapshot.js';
+import { WebhookState } from './webhook-state.js';
 
 /** Where changes are made durable before they are applied; resolves once the change is safe. */
 export interface ChangeLog {
@@ -19,6 +23,7 @@ export class EmbeddedState {
   readonly pets = new PetCollection();
   readonly orders = new OrderCollection();
   readonly idempotency = new MemoryIdempotencyTable();
+  readonly webhooks = new WebhookState();
   readonly #log: ChangeLog;
   readonly #clock: Clock;
 
@@ -27,7 +32,10 @@ export class EmbeddedState {
     this.#clock = clock;
   }
 
-  /** Writes `change` to the log, then applies it; rejects (applying nothing) if the log refused it. */
+  /**
+   * Writes `change` to the log, then applies it; rejects (applying nothing) if the log refused it.
+   * The append is queued before this returns, so changes reach the log in the order they were committed.
+   */
   async commit(change: Change): Promise<void> {
     await this.#log.append(encodeChange(change));
     this.apply(change);
@@ -39,32 +47,55 @@ export class EmbeddedState {
     switch (change.op) {
       case 'pet':
         this.pets.put(change.pet);
+        // petCreatedEvents, without its array: replay applies a million of these at start-up.
+        if (change.eventSeq !== undefined && change.atMs !== undefined)
+          this.webhooks.recordEvent(change.eventSeq, 'pet.created', change.atMs, change.pet.json);
         if (change.idem !== undefined)
           this.idempotency.remember({ ...change.idem, body: change.pet.json }, this.#clock.now());
         return;
-      case 'order':
+      case 'order': {
+        const placed = this.orders.get(change.order.id) === undefined;
         this.orders.put(change.order);
         if (change.pet !== undefined) this.pets.put(change.pet);
+        if (change.eventSeq !== undefined && change.atMs !== undefined) {
+          const drafts = orderEvents(placed, change.order.json, change.pet?.json ?? '');
+          this.webhooks.recordEvents(
+            change.eventSeq,
+            change.atMs,
+            change.pet === undefined ? drafts.slice(0, 1) : drafts,
+          );
+        }
         if (change.idem !== undefined)
           this.idempotency.remember({ ...change.idem, body: change.order.json }, this.#clock.now());
         return;
+      }
       case 'idem':
         this.idempotency.remember(change.entry, this.#clock.now());
         return;
+      default:
+        this.webhooks.apply(change);
+        if ('remember' in change && change.remember !== undefined)
+          this.idempotency.remember(change.remember, this.#clock.now());
     }
   }
 
-  /** The records a compacted log holds: every pet, every order (its pet is already there), every live answer. */
+  /** The records a compacted log holds (snapshot.ts). */
   snapshot(): string[] {
     const records: string[] = [];
-    for (const pet of this.pets.values()) records.push(encodeChange({ op: 'pet', pet }));
-    for (const order of this.orders.values()) records.push(encodeChange({ op: 'order', order }));
-    for (const entry of this.idempotency.live(this.#clock.now())) records.push(encodeChange({ op: 'idem', entry }));
+    for (const change of snapshotChanges(this, this.#clock.now())) records.push(encodeChange(change));
     return records;
   }
 
-  /** How many records a compacted log would hold. */
+  /** About how many records a compacted log would hold (a pet and its creation share one). */
   get liveRecords(): number {
-    return this.pets.count() + this.orders.count() + this.idempotency.size;
+    const { events } = this.webhooks;
+    return (
+      this.pets.count() +
+      this.orders.count() +
+      this.idempotency.size +
+      events.size -
+      events.countOf('pet.created') +
+      this.webhooks.liveRecords
+    );
   }
 }

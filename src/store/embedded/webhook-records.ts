@@ -1,0 +1,275 @@
+// The journal records of webhooks (docs/events.md). Events themselves ride in the pet and order records
+// of the change they describe (records.ts); these are the other changes, each one record:
+//   {"op":"sub","sub":SUBSCRIPTION[,"idem":ENTRY]}                  a subscription added or changed, whole
+//   {"op":"unsub","id":ID}                                           deleted, with its deliveries and attempts
+//   {"op":"test","at":MS,"ev":SEQ,"sub":ID[,"idem":ENTRY]}           a test event and its one delivery
+//   {"op":"redeliver","at":MS,"event":SEQ,"subs":[ID…][,"idem":…]}  new deliveries of one event
+//   {"op":"recover","at":MS,"sub":ID,"events":[SEQ…][,"idem":…]}    new deliveries of the events listed
+//   {"op":"attempt","seq":N,"sub":ID,"event":SEQ,"id":…,"json":…,"current":…,"next":MS|null,
+//    "delivered":…,"failingSince":MS|null[,"disable":REASON]}      an attempt and what follows it
+//   {"op":"drop","sub":ID,"event":SEQ}                               a delivery let go without an attempt
+//   {"op":"purge","before":MS}                                       events (and attempts) forgotten
+// and the kinds only a compaction writes, for what the changes above left:
+//   {"op":"seqs","firstEvent":…,"nextEvent":…,"nextSubscription":…,"nextAttempt":…}
+//   {"op":"event","seq":SEQ,"at":MS,"type":TYPE,"data":DATA}         a retained event (data last, read by slicing)
+//   {"op":"pending","sub":ID,"rows":[[SEQ,ATTEMPTS,NEXT_MS]…]}       pending deliveries
+//   {"op":"delivered","sub":ID,"ranges":[[FIRST,LAST]…]}             events delivered to a subscription
+//   {"op":"kept-attempt","seq":N,"sub":ID,"event":SEQ,"id":…,"json":…}  a retained attempt
+// Times are whole ms since the epoch; ENTRY is a remembered Idempotency-Key answer with its body.
+import { EVENT_TYPES, type DeliveredEventType, type EventType } from '../../events/event.js';
+import type { Subscription, SubscriptionSecret } from '../webhook-store.js';
+import type { IdempotencyEntry } from './idempotency-table.js';
+import { decodeEntry, entryJson, isId, isObject, isTime, type Json } from './record-fields.js';
+
+export type WebhookChange =
+  | { op: 'sub'; subscription: Subscription; remember?: IdempotencyEntry }
+  | { op: 'unsub'; id: string }
+  | { op: 'test'; atMs: number; seq: number; subscriptionId: string; remember?: IdempotencyEntry }
+  | { op: 'redeliver'; atMs: number; eventSeq: number; subscriptionIds: string[]; remember?: IdempotencyEntry }
+  | { op: 'recover'; atMs: number; subscriptionId: string; eventSeqs: number[]; remember?: IdempotencyEntry }
+  | AttemptChange
+  | { op: 'drop'; subscriptionId: string; eventSeq: number }
+  | { op: 'purge'; beforeMs: number }
+  | { op: 'seqs'; firstEvent: number; nextEvent: number; nextSubscription: number; nextAttempt: number }
+  | { op: 'event'; seq: number; atMs: number; type: DeliveredEventType; dataJson: string }
+  | { op: 'pending'; subscriptionId: string; rows: Array<[number, number, number]> }
+  | { op: 'delivered'; subscriptionId: string; ranges: Array<[number, number]> }
+  | { op: 'kept-attempt'; seq: number; subscriptionId: string; eventSeq: number; id: string; json: string };
+
+/** An attempt and what follows it; `current` says whether it was made on the delivery pending now. */
+export interface AttemptChange {
+  op: 'attempt';
+  seq: number;
+  subscriptionId: string;
+  eventSeq: number;
+  id: string;
+  json: string;
+  current: boolean;
+  nextAttemptAtMs: number | null;
+  delivered: boolean;
+  failingSinceMs: number | null;
+  disableReason?: string;
+}
+
+export const WEBHOOK_OPS: ReadonlySet<string> = new Set([
+  'sub',
+  'unsub',
+  'test',
+  'redeliver',
+  'recover',
+  'attempt',
+  'drop',
+  'purge',
+  'seqs',
+  'event',
+  'pending',
+  'delivered',
+  'kept-attempt',
+]);
+
+const idem = (entry: IdempotencyEntry | undefined): string =>
+  entry === undefined ? '' : `,"idem":${entryJson(entry)}`;
+
+function subscriptionJson(subscription: Subscription): string {
+  const { seq, id, ownerKeyId, url, events, description, status, disabledReason, createdAt, secrets } = subscription;
+  return JSON.stringify({
+    seq,
+    id,
+    ownerKeyId,
+    url,
+    events,
+    description,
+    status,
+    disabledReason,
+    createdAt,
+    secrets: secrets.map(({ secret, expiresAtMs }) => ({ secret, expiresAtMs })),
+    failingSinceMs: subscription.failingSinceMs,
+  });
+}
+
+/** The record text of a webhook change. */
+export function encodeWebhookChange(change: WebhookChange): string {
+  switch (change.op) {
+    case 'sub':
+      return `{"op":"sub","sub":${subscriptionJson(change.subscription)}${idem(change.remember)}}`;
+    case 'unsub':
+      return JSON.stringify({ op: 'unsub', id: change.id });
+    case 'test':
+      return `{"op":"test","at":${change.atMs},"ev":${change.seq},"sub":${JSON.stringify(change.subscriptionId)}${idem(change.remember)}}`;
+    case 'redeliver':
+      return `{"op":"redeliver","at":${change.atMs},"event":${change.eventSeq},"subs":${JSON.stringify(change.subscriptionIds)}${idem(change.remember)}}`;
+    case 'recover':
+      return `{"op":"recover","at":${change.atMs},"sub":${JSON.stringify(change.subscriptionId)},"events":${JSON.stringify(change.eventSeqs)}${idem(change.remember)}}`;
+    case 'attempt':
+      return JSON.stringify({
+        op: 'attempt',
+        seq: change.seq,
+        sub: change.subscriptionId,
+        event: change.eventSeq,
+        id: change.id,
+        json: change.json,
+        current: change.current,
+        next: change.nextAttemptAtMs,
+        delivered: change.delivered,
+        failingSince: change.failingSinceMs,
+        ...(change.disableReason !== undefined && { disable: change.disableReason }),
+      });
+    case 'drop':
+      return JSON.stringify({ op: 'drop', sub: change.subscriptionId, event: change.eventSeq });
+    case 'purge':
+      return `{"op":"purge","before":${change.beforeMs}}`;
+    case 'seqs':
+      return `{"op":"seqs","firstEvent":${change.firstEvent},"nextEvent":${change.nextEvent},"nextSubscription":${change.nextSubscription},"nextAttempt":${change.nextAttempt}}`;
+    case 'event':
+      return `${EVENT_RECORD_PREFIX}${change.seq},"at":${change.atMs},"type":"${change.type}","data":${change.dataJson}}`;
+    case 'pending':
+      return JSON.stringify({ op: 'pending', sub: change.subscriptionId, rows: change.rows });
+    case 'delivered':
+      return JSON.stringify({ op: 'delivered', sub: change.subscriptionId, ranges: change.ranges });
+    case 'kept-attempt':
+      return JSON.stringify({
+        op: 'kept-attempt',
+        seq: change.seq,
+        sub: change.subscriptionId,
+        event: change.eventSeq,
+        id: change.id,
+        json: change.json,
+      });
+  }
+}
+
+/** How an event record begins; the rest is read without parsing its data (record-fast-path.ts). */
+export const EVENT_RECORD_PREFIX = '{"op":"event","seq":';
+
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isTimeOrNull = (value: unknown): value is number | null => value === null || isTime(value);
+const isSeqList = (value: unknown): value is number[] => Array.isArray(value) && value.every(isId);
+const isRows = (value: unknown, width: number): boolean =>
+  Array.isArray(value) &&
+  value.every((row) => Array.isArray(row) && row.length === width && row.every((cell) => isTime(cell)));
+
+function decodeSecret(value: unknown): SubscriptionSecret | undefined {
+  if (!isObject(value) || !isText(value.secret) || !isTimeOrNull(value.expiresAtMs)) return undefined;
+  return { secret: value.secret, expiresAtMs: value.expiresAtMs };
+}
+
+function decodeSubscription(value: unknown): Subscription | undefined {
+  if (!isObject(value)) return undefined;
+  const { seq, id, ownerKeyId, url, events, description, status, disabledReason, createdAt, secrets } = value;
+  const decodedSecrets = Array.isArray(secrets) ? secrets.map(decodeSecret) : [];
+  if (
+    !isId(seq) ||
+    !isText(id) ||
+    !isText(ownerKeyId) ||
+    !isText(url) ||
+    !Array.isArray(events) ||
+    !events.every((type) => EVENT_TYPES.includes(type as EventType)) ||
+    (description !== null && !isText(description)) ||
+    (status !== 'enabled' && status !== 'disabled') ||
+    (disabledReason !== null && !isText(disabledReason)) ||
+    !isText(createdAt) ||
+    !Array.isArray(secrets) ||
+    decodedSecrets.includes(undefined) ||
+    !isTimeOrNull(value.failingSinceMs)
+  )
+    return undefined;
+  return {
+    seq,
+    id,
+    ownerKeyId,
+    url,
+    events: events as EventType[],
+    description,
+    status,
+    disabledReason,
+    createdAt,
+    secrets: decodedSecrets as SubscriptionSecret[],
+    failingSinceMs: value.failingSinceMs,
+  };
+}
+
+/** A parsed webhook record's change, or a string saying what is wrong with it. */
+export function decodeWebhookChange(record: Json): WebhookChange | string {
+  const remember = record.idem === undefined ? undefined : decodeEntry(record.idem);
+  if (record.idem !== undefined && remember === undefined) return 'bad idem';
+  const withRemember = remember === undefined ? {} : { remember };
+  switch (record.op) {
+    case 'sub': {
+      const subscription = decodeSubscription(record.sub);
+      return subscription === undefined ? 'bad subscription' : { op: 'sub', subscription, ...withRemember };
+    }
+    case 'unsub':
+      return isText(record.id) ? { op: 'unsub', id: record.id } : 'bad id';
+    case 'test':
+      if (!isTime(record.at) || !isId(record.ev) || !isText(record.sub)) return 'bad test';
+      return { op: 'test', atMs: record.at, seq: record.ev, subscriptionId: record.sub, ...withRemember };
+    case 'redeliver':
+      if (!isTime(record.at) || !isId(record.event) || !Array.isArray(record.subs) || !record.subs.every(isText))
+        return 'bad redeliver';
+      return {
+        op: 'redeliver',
+        atMs: record.at,
+        eventSeq: record.event,
+        subscriptionIds: record.subs,
+        ...withRemember,
+      };
+    case 'recover':
+      if (!isTime(record.at) || !isText(record.sub) || !isSeqList(record.events)) return 'bad recover';
+      return { op: 'recover', atMs: record.at, subscriptionId: record.sub, eventSeqs: record.events, ...withRemember };
+    case 'attempt': {
+      const { seq, sub, event, id, json, current, next, delivered, failingSince, disable } = record;
+      if (
+        !isId(seq) ||
+        !isText(sub) ||
+        !isId(event) ||
+        !isText(id) ||
+        !isText(json) ||
+        typeof current !== 'boolean' ||
+        !isTimeOrNull(next) ||
+        typeof delivered !== 'boolean' ||
+        !isTimeOrNull(failingSince) ||
+        (disable !== undefined && !isText(disable))
+      )
+        return 'bad attempt';
+      return {
+        op: 'attempt',
+        seq,
+        subscriptionId: sub,
+        eventSeq: event,
+        id,
+        json,
+        current,
+        nextAttemptAtMs: next,
+        delivered,
+        failingSinceMs: failingSince,
+        ...(disable !== undefined && { disableReason: disable }),
+      };
+    }
+    case 'drop':
+      return isText(record.sub) && isId(record.event)
+        ? { op: 'drop', subscriptionId: record.sub, eventSeq: record.event }
+        : 'bad drop';
+    case 'purge':
+      return isTime(record.before) ? { op: 'purge', beforeMs: record.before } : 'bad purge';
+    case 'seqs': {
+      const { firstEvent, nextEvent, nextSubscription, nextAttempt } = record;
+      if (!isId(firstEvent) || !isId(nextEvent) || !isId(nextSubscription) || !isId(nextAttempt)) return 'bad seqs';
+      return { op: 'seqs', firstEvent, nextEvent, nextSubscription, nextAttempt };
+    }
+    case 'pending':
+      return isText(record.sub) && isRows(record.rows, 3)
+        ? { op: 'pending', subscriptionId: record.sub, rows: record.rows as Array<[number, number, number]> }
+        : 'bad pending';
+    case 'delivered':
+      return isText(record.sub) && isRows(record.ranges, 2)
+        ? { op: 'delivered', subscriptionId: record.sub, ranges: record.ranges as Array<[number, number]> }
+        : 'bad delivered';
+    case 'kept-attempt': {
+      const { seq, sub, event, id, json } = record;
+      if (!isId(seq) || !isText(sub) || !isId(event) || !isText(id) || !isText(json)) return 'bad kept-attempt';
+      return { op: 'kept-attempt', seq, subscriptionId: sub, eventSeq: event, id, json };
+    }
+    default:
+      return `op ${JSON.stringify(record.op)}`;
+  }
+}
