@@ -105,7 +105,7 @@ async function makeHistory(store: EmbeddedStore, clock: ManualClock): Promise<vo
         { ...(current?.secrets[0] as Subscription['secrets'][0]), expiresAtMs: clock.now() + DAY_MS },
       ],
     }),
-    remembered('rotate', 200, '{"secret":"whsec_bmV3"}'),
+    () => remembered('rotate', 200, '{"secret":"whsec_bmV3"}'),
   );
   await hooks.sendTest(
     orders.id,
@@ -185,12 +185,12 @@ test('a compacted log holds exactly the live state, and replays to it', () =>
     const [subscription] = (await first.webhooks.pageSubscriptions('key_a', 0, 1)).items;
     const id = subscription?.id as string;
     for (let index = 0; index < 60; index++) await first.webhooks.updateSubscription(id, rename(`${index}`));
-    const written = first.storage?.stats().records as number;
+    const written = first.journalWatch?.stats().records as number;
     await first.close();
     // Opened again with a low threshold, the next change starts a compaction with nothing after it.
     const store = await open(dataDir, clock, 20);
     const compacted = new Promise<void>((resolve) =>
-      store.storage?.listen({ synced: () => {}, compacted: () => resolve() }),
+      store.journalWatch?.listen({ synced: () => {}, compacted: () => resolve() }),
     );
     await store.webhooks.updateSubscription(id, rename('last'));
     await compacted;

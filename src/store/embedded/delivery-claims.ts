@@ -103,5 +103,5 @@ export function deliveryStats(state: WebhookState): DeliveryStats {
     const atMs = oldest === undefined ? Number.NaN : state.events.timeOf(oldest);
     if (!Number.isNaN(atMs) && (oldestPendingMs === null || atMs < oldestPendingMs)) oldestPendingMs = atMs;
   }
-  return { pending, oldestPendingMs, disabledSubscriptions: state.subscriptions.disabled };
+  return { events: state.events.size, pending, oldestPendingMs, disabledSubscriptions: state.subscriptions.disabled };
 }

@@ -74,14 +74,18 @@ export class EmbeddedWebhooks implements WebhookStore {
   updateSubscription(
     id: string,
     decide: (current: Subscription | undefined) => Subscription,
-    remember?: RememberedWrite,
+    remember?: (updated: Subscription) => RememberedWrite,
   ): Promise<Subscription> {
     return this.#subscriptionLocks.run(id, async () => {
       const current = this.getSubscription(id);
       const decided = decide(current);
       if (current === undefined) throw new TypeError(`the rule accepted a change to the missing subscription ${id}`);
       const stored: Subscription = { ...decided, seq: current.seq, id, ownerKeyId: current.ownerKeyId };
-      await this.#state.commit({ op: 'sub', subscription: stored, ...(remember !== undefined && { remember }) });
+      await this.#state.commit({
+        op: 'sub',
+        subscription: stored,
+        ...(remember !== undefined && { remember: remember(stored) }),
+      });
       return stored;
     });
   }
