@@ -10,7 +10,13 @@ import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { CursorCodec } from '../service/cursor-codec.js';
 import type { Page } from '../store/store.js';
-import type { RememberedWrite, Subscription, SubscriptionSecret, WebhookStore } from '../store/webhook-store.js';
+import type {
+  NewSubscription,
+  RememberedWrite,
+  Subscription,
+  SubscriptionSecret,
+  WebhookStore,
+} from '../store/webhook-store.js';
 import { newSubscriptionId } from './ids.js';
 import type { WebhookSettings } from './settings.js';
 import { newWebhookSecret } from './signature.js';
@@ -57,8 +63,7 @@ export class WebhookService {
   async create(owner: string, body: unknown, arrival?: Arrival): Promise<WebhookAnswer & { id: string }> {
     const input = validateNewWebhook(body, this.#settings.allowPrivate);
     const nowMs = this.#clock.now();
-    const subscription: Subscription = {
-      seq: 0,
+    const subscription: NewSubscription = {
       id: newSubscriptionId(),
       ownerKeyId: owner,
       url: input.url,

@@ -57,7 +57,7 @@ export class EmbeddedWebhooks implements WebhookStore {
       if (subscriptions.countOf(subscription.ownerKeyId) >= maxPerOwner) return undefined;
       if (subscriptions.get(subscription.id) !== undefined)
         throw new TypeError(`a subscription with id ${subscription.id} exists already`);
-      const stored: Subscription = { seq: subscriptions.takeSeq(), ...subscription };
+      const stored: Subscription = { ...subscription, seq: subscriptions.takeSeq() };
       await this.#state.commit({ op: 'sub', subscription: stored, ...(remember !== undefined && { remember }) });
       return stored;
     });
