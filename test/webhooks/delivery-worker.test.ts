@@ -1,0 +1,295 @@
+// The delivery worker alone, over an in-memory store and a sender the test answers for: the retry
+// schedule and its jitter, Retry-After, giving up, 410, disabling after a period of failures, a revoked
+// key, the cap on attempts in flight to one subscription, and a stop that drains within its bound.
+// Time is a ManualClock that the test moves; the worker is woken with poke() instead of its timer.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/clock.js';
+import type { Store } from '../../src/store/store.js';
+import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
+import type { DeliveryRequest, DeliveryResult } from '../../src/webhooks/delivery-transport.js';
+import { type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/settings.js';
+import { newWebhookSecret } from '../../src/webhooks/signature.js';
+
+const START_MS = Date.UTC(2026, 10, 26, 9);
+const OWNER = 'key_owner';
+
+/** A sender whose every answer the test gives: each call waits until the test answers it. */
+class ScriptedSender {
+  readonly calls: Array<{ request: DeliveryRequest; answer(result: Partial<DeliveryResult>): void }> = [];
+  #waiters: Array<() => void> = [];
+
+  send(request: DeliveryRequest): Promise<DeliveryResult> {
+    return new Promise((resolve) => {
+      this.calls.push({
+        request,
+        answer: (result) => resolve({ status: 200, error: null, durationMs: 10, responseText: null, ...result }),
+      });
+      for (const wake of this.#waiters.splice(0)) wake();
+    });
+  }
+
+  /** Resolves once `count` calls have been made in all. */
+  async until(count: number): Promise<void> {
+    while (this.calls.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+interface Rig {
+  store: Store;
+  clock: ManualClock;
+  sender: ScriptedSender;
+  worker: DeliveryWorker;
+  disabled: string[];
+  active: Set<string>;
+  subscribe(events?: string[], url?: string): Promise<string>;
+  createPet(): Promise<void>;
+  /** Waits until the store has recorded `count` attempts for `id` (the worker records after each answer). */
+  attempts(id: string, count: number): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
+  const clock = new ManualClock(START_MS);
+  const store = await openEmbeddedStore({
+    dataDir: undefined,
+    clock,
+    durability: 'never',
+    fsyncIntervalMs: 1000,
+    compactMinRecords: 10_000,
+    warn: () => {},
+  });
+  const sender = new ScriptedSender();
+  const disabled: string[] = [];
+  const active = new Set([OWNER]);
+  const observer: DeliveryObserver = { attempted: () => {}, disabled: (_id, reason) => disabled.push(reason) };
+  const worker = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: { ...DEFAULT_WEBHOOK_SETTINGS, retryWaitsMs: [1000, 60_000], ...settings },
+    isKeyActive: (id) => active.has(id),
+    // The middle of the jitter: every wait is exactly the scheduled one.
+    random: () => 0.5,
+    observer,
+  });
+  let subscriptions = 0;
+  return {
+    store,
+    clock,
+    sender,
+    worker,
+    disabled,
+    active,
+    async subscribe(events = ['pet.created'], url = 'https://hooks.example.com/in') {
+      const added = await store.webhooks.addSubscription(
+        {
+          id: `wh_test${++subscriptions}`,
+          ownerKeyId: OWNER,
+          url,
+          events: events as never,
+          description: null,
+          status: 'enabled',
+          disabledReason: null,
+          createdAt: new Date(clock.now()).toISOString(),
+          secrets: [{ secret: newWebhookSecret(), expiresAtMs: null }],
+          failingSinceMs: null,
+        },
+        20,
+      );
+      return (added as { id: string }).id;
+    },
+    async createPet() {
+      await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, clock.now());
+    },
+    async attempts(id, count) {
+      for (;;) {
+        const page = await store.webhooks.pageAttempts(id, undefined, 100);
+        if (page.items.length >= count)
+          return page.items.map((item) => JSON.parse(item.json) as Record<string, unknown>);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+    async close() {
+      await worker.stop(0);
+      await store.close();
+    },
+  };
+}
+
+test('a failed attempt is retried after the scheduled wait, with the same webhook-id, until it succeeds', async () => {
+  const { sender, worker, clock, subscribe, createPet, attempts, close } = await rig();
+  try {
+    const id = await subscribe();
+    await createPet();
+    worker.start();
+    await sender.until(1);
+    sender.calls[0]?.answer({ status: 500, responseText: 'down' });
+    const [first] = await attempts(id, 1);
+    // Ended 10 ms after it started; the first wait is 1000 ms (random 0.5: no jitter).
+    assert.equal(first?.nextAttemptAt, new Date(START_MS + 10 + 1000).toISOString());
+    assert.equal(first?.error, 'the receiver answered 500');
+    worker.poke();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sender.calls.length, 1, 'not before its time');
+    clock.advance(1010);
+    worker.poke();
+    await sender.until(2);
+    assert.equal(sender.calls[1]?.request.headers['webhook-id'], sender.calls[0]?.request.headers['webhook-id']);
+    sender.calls[1]?.answer({ status: 204 });
+    const [newest] = await attempts(id, 2);
+    assert.equal(newest?.status, 204);
+    assert.equal(newest?.nextAttemptAt, null);
+    assert.equal(newest?.error, null);
+  } finally {
+    await close();
+  }
+});
+
+test("a 429's Retry-After stretches the wait, to at most twice the scheduled one", async () => {
+  const { sender, worker, subscribe, createPet, attempts, close } = await rig({ retryWaitsMs: [1000, 1000] });
+  try {
+    const id = await subscribe();
+    await createPet();
+    worker.start();
+    await sender.until(1);
+    sender.calls[0]?.answer({ status: 429, retryAfter: '60' });
+    const [first] = await attempts(id, 1);
+    assert.equal(first?.nextAttemptAt, new Date(START_MS + 10 + 2000).toISOString());
+  } finally {
+    await close();
+  }
+});
+
+test('after the last retry the attempt says nextAttemptAt null and nothing more is tried', async () => {
+  const { store, sender, worker, clock, subscribe, createPet, attempts, close } = await rig({ retryWaitsMs: [100] });
+  try {
+    const id = await subscribe();
+    await createPet();
+    worker.start();
+    await sender.until(1);
+    sender.calls[0]?.answer({ status: 503 });
+    await attempts(id, 1);
+    clock.advance(200);
+    worker.poke();
+    await sender.until(2);
+    sender.calls[1]?.answer({ status: 503 });
+    const [last] = await attempts(id, 2);
+    assert.equal(last?.nextAttemptAt, null);
+    clock.advance(86_400_000);
+    worker.poke();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sender.calls.length, 2);
+    assert.equal((await store.webhooks.stats()).pending, 0);
+  } finally {
+    await close();
+  }
+});
+
+test('a 410 disables the subscription, with the reason, and drops what was pending for it', async () => {
+  const { store, sender, worker, disabled, subscribe, createPet, attempts, close } = await rig();
+  try {
+    const id = await subscribe();
+    await createPet();
+    await createPet();
+    worker.start();
+    await sender.until(1);
+    sender.calls[0]?.answer({ status: 410 });
+    await attempts(id, 1);
+    const subscription = await store.webhooks.getSubscription(id);
+    assert.equal(subscription?.status, 'disabled');
+    assert.match(subscription?.disabledReason ?? '', /410/);
+    assert.deepEqual(disabled.length, 1);
+    // The second pet's delivery may have started before the 410 was recorded; nothing starts after it.
+    const sent = sender.calls.length;
+    for (const call of sender.calls.slice(1)) call.answer({ status: 410 });
+    await createPet();
+    worker.poke();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sender.calls.length, sent);
+    assert.equal((await store.webhooks.stats()).pending, 0);
+  } finally {
+    await close();
+  }
+});
+
+test('a subscription failing with no success for the disable period is disabled', async () => {
+  const { store, sender, worker, clock, subscribe, createPet, attempts, close } = await rig({
+    retryWaitsMs: [60_000, 60_000, 60_000],
+    disableAfterMs: 100_000,
+  });
+  try {
+    const id = await subscribe();
+    await createPet();
+    worker.start();
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await sender.until(attempt);
+      sender.calls[attempt - 1]?.answer({ status: 500 });
+      await attempts(id, attempt);
+      if ((await store.webhooks.getSubscription(id))?.status === 'disabled') break;
+      clock.advance(60_010);
+      worker.poke();
+    }
+    const subscription = await store.webhooks.getSubscription(id);
+    assert.equal(subscription?.status, 'disabled');
+    assert.match(subscription?.disabledReason ?? '', /no delivery has succeeded since 2026-11-26T09:00:00.000Z/);
+    assert.equal(sender.calls.length, 3);
+  } finally {
+    await close();
+  }
+});
+
+test("a revoked key's subscriptions receive nothing more", async () => {
+  const { store, sender, worker, active, subscribe, createPet, close } = await rig();
+  try {
+    await subscribe();
+    active.delete(OWNER);
+    await createPet();
+    worker.start();
+    for (let turn = 0; turn < 5 && (await store.webhooks.stats()).pending > 0; turn++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(sender.calls.length, 0);
+    assert.equal((await store.webhooks.stats()).pending, 0);
+  } finally {
+    await close();
+  }
+});
+
+test('at most maxInFlightPerSubscription attempts go to one subscription at once; another is not held up', async () => {
+  const { sender, worker, subscribe, createPet, close } = await rig({ maxInFlightPerSubscription: 2 });
+  try {
+    await subscribe(['pet.created'], 'https://slow.example.com/in');
+    for (let index = 0; index < 4; index++) await createPet();
+    await subscribe(['pet.created'], 'https://quick.example.com/in');
+    await createPet();
+    worker.start();
+    await sender.until(3);
+    // Settled: nothing more starts until an attempt ends.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const hosts = sender.calls.map((call) => new URL(call.request.url).hostname).sort();
+    assert.deepEqual(hosts, ['quick.example.com', 'slow.example.com', 'slow.example.com']);
+    sender.calls[0]?.answer({ status: 200 });
+    await sender.until(4);
+    for (const call of sender.calls) call.answer({ status: 200 });
+  } finally {
+    await close();
+  }
+});
+
+test('a stop waits for the attempts in flight, but no longer than its bound', async () => {
+  const { sender, worker, subscribe, createPet, close } = await rig();
+  try {
+    await subscribe();
+    await createPet();
+    worker.start();
+    await sender.until(1);
+    const started = performance.now();
+    await worker.stop(50);
+    const waitedMs = performance.now() - started;
+    assert.ok(waitedMs >= 40, `stopped after ${waitedMs} ms, before the attempt or the bound`);
+    sender.calls[0]?.answer({ status: 200 });
+  } finally {
+    await close();
+  }
+});
