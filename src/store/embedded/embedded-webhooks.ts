@@ -148,13 +148,21 @@ export class EmbeddedWebhooks implements WebhookStore {
   async redeliver(eventIdText: string, subscriptionIds: readonly string[], remember?: RememberedWrite): Promise<void> {
     const eventSeq = eventSeqOf(this.#letters, eventIdText);
     if (eventSeq === undefined) throw new TypeError(`${JSON.stringify(eventIdText)} is not an event id of this store`);
-    await this.#state.commit({
-      op: 'redeliver',
-      atMs: wholeMs(this.#clock.now()),
-      eventSeq,
-      subscriptionIds: [...subscriptionIds],
-      ...(remember !== undefined && { remember }),
-    });
+    // Under the lock of each subscription (taken in one order, so two redeliveries cannot wait on each
+    // other): an attempt being finished on a delivery this one replaces is recorded before or after it,
+    // never applied to the new one.
+    const ids = [...new Set(subscriptionIds)].sort();
+    const locked = (index: number): Promise<void> =>
+      index < ids.length
+        ? this.#subscriptionLocks.run(ids[index] as string, () => locked(index + 1))
+        : this.#state.commit({
+            op: 'redeliver',
+            atMs: wholeMs(this.#clock.now()),
+            eventSeq,
+            subscriptionIds: ids,
+            ...(remember !== undefined && { remember }),
+          });
+    return locked(0);
   }
 
   recover(
@@ -194,7 +202,7 @@ export class EmbeddedWebhooks implements WebhookStore {
     return claimDue(this.#state.webhooks, this.#letters, { nowMs, max, leaseMs, perSubscription, held });
   }
 
-  finishAttempt(result: AttemptResult): Promise<void> {
+  async finishAttempt(result: AttemptResult): Promise<void> {
     const { generation, eventSeq, subscriptionId } = parseDeliveryId(result.deliveryId);
     return this.#subscriptionLocks.run(subscriptionId, async () => {
       const { subscriptions } = this.#state.webhooks;
@@ -217,7 +225,7 @@ export class EmbeddedWebhooks implements WebhookStore {
     });
   }
 
-  dropDelivery(deliveryId: string): Promise<void> {
+  async dropDelivery(deliveryId: string): Promise<void> {
     const { generation, eventSeq, subscriptionId } = parseDeliveryId(deliveryId);
     return this.#subscriptionLocks.run(subscriptionId, async () => {
       const entry = this.#state.webhooks.subscriptions.get(subscriptionId);

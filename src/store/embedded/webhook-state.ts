@@ -10,6 +10,9 @@ import type { AttemptChange, WebhookChange } from './webhook-records.js';
 
 /** Pending deliveries a snapshot writes per record. */
 const PENDING_PER_RECORD = 1000;
+/** Up to this many subscriptions, `liveRecords` counts them all every time. */
+const FEW_SUBSCRIPTIONS = 64;
+const COUNT_EVERY_CHANGES = 1024;
 
 /** Events, subscriptions, deliveries and attempts, in memory. */
 export class WebhookState {
@@ -20,6 +23,10 @@ export class WebhookState {
   #nextGeneration = 1;
   readonly #listeners = new Set<() => void>();
   #notifying = false;
+  /** Changes applied, and the last count of live records with when it was made. */
+  #changes = 0;
+  #liveRecords = 0;
+  #countedAtChange = Number.NEGATIVE_INFINITY;
 
   /** Hands out the next attempt's place in the order of attempts. */
   takeAttemptSeq(): number {
@@ -36,6 +43,7 @@ export class WebhookState {
 
   /** Applies a webhook change; used by commit and by replay. */
   apply(change: WebhookChange): void {
+    this.#changes++;
     switch (change.op) {
       case 'sub': {
         const entry = this.subscriptions.put(change.subscription);
@@ -148,11 +156,20 @@ export class WebhookState {
     }
   }
 
-  /** How many records `snapshot` writes, and the counters record: what the compaction trigger weighs. */
+  /**
+   * How many records `snapshot` writes, and the counters record: what the compaction trigger weighs
+   * after every append. Counted again only every COUNT_EVERY_CHANGES changes once there are many
+   * subscriptions, as the count walks them all; the trigger needs no more than an estimate.
+   */
   get liveRecords(): number {
+    const { size } = this.subscriptions;
+    if (size > FEW_SUBSCRIPTIONS && this.#changes - this.#countedAtChange < COUNT_EVERY_CHANGES)
+      return this.#liveRecords;
     let records = this.seqs() === undefined ? 0 : 1;
     for (const { queue, attempts, delivered } of this.subscriptions.all())
       records += 1 + Math.ceil(queue.size / PENDING_PER_RECORD) + attempts.size + (delivered.isEmpty ? 0 : 1);
+    this.#liveRecords = records;
+    this.#countedAtChange = this.#changes;
     return records;
   }
 
@@ -176,6 +193,7 @@ export class WebhookState {
     if (!this.events.record(seq, type, atMs, dataJson)) return;
     const subscribers = this.subscriptions.subscribersOf(type);
     if (subscribers.length === 0) return;
+    this.#changes++;
     for (const entry of subscribers) entry.queue.add(seq, atMs, 0, this.#generation());
     this.#notify();
   }
