@@ -10,23 +10,12 @@ import type { OrderStatus } from '../orders/schemas.js';
 import type { StoredOrder } from '../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
+import type { IdempotencyRecord, IdempotencyTable } from './idempotency-table.js';
+import type { Page, PageRequest } from './page.js';
 import type { WebhookStore } from './webhook-store.js';
 
-/** Which page to read: up to `limit` items with ids above `afterId`, ascending, optionally of one status. */
-export interface PageRequest<S extends string> {
-  status: S | undefined;
-  afterId: number;
-  limit: number;
-}
-
-/** One page of a listing. */
-export interface Page<T> {
-  items: T[];
-  /** True when more items match after the last one of this page. */
-  more: boolean;
-  /** How many items match the filter in all. */
-  total: number;
-}
+export type { IdempotencyRecord, IdempotencyTable, RememberedAnswer } from './idempotency-table.js';
+export type { Page, PageRequest } from './page.js';
 
 /** What an order change writes: the order's new status and its pet's, as the service's rules decided. */
 export interface OrderMove {
@@ -39,44 +28,6 @@ export type DecidePlacement = (pet: StoredPet | undefined) => OrderMove;
 
 /** The rule for moving an order on, given it and its pet as they are now (locked): the move, or an ApiError. */
 export type DecideMove = (order: StoredOrder | undefined, pet: StoredPet | undefined) => OrderMove;
-
-/** An Idempotency-Key answer to keep with the change it belongs to; its body is the created item's JSON. */
-export interface IdempotencyRecord {
-  /** The API key and route the Idempotency-Key was sent to: keys are scoped by both. */
-  scope: string;
-  key: string;
-  /** The fingerprint of the request body, so a repeat with another body is told apart. */
-  fingerprint: string;
-  /** The status the request was answered with, which a repeat is answered with again. */
-  status: number;
-  /** Wall-clock end of the record's life, in ms since the epoch. */
-  expiresAtMs: number;
-}
-
-/** A remembered answer: what a repeat of the request gets again. */
-export interface RememberedAnswer {
-  fingerprint: string;
-  status: number;
-  body: string;
-  expiresAtMs: number;
-}
-
-/**
- * The Idempotency-Key answers a store remembers, and the claims of requests now in flight: a claim is
- * visible to every instance sharing the store, so a repeat sent to another instance meanwhile is told.
- */
-export interface IdempotencyTable {
-  /**
-   * Claims `(scope, key)` for the request `claimant` (a token unique to it) until it releases the claim
-   * or `untilMs` (wall clock) passes, so that a claim of an instance that died does not last forever.
-   * False when another request holds a claim that is still alive at `nowMs`.
-   */
-  claim(scope: string, key: string, claimant: string, nowMs: number, untilMs: number): Awaitable<boolean>;
-  /** Releases a claim this claimant holds; nothing otherwise. */
-  release(scope: string, key: string, claimant: string): Awaitable<void>;
-  /** The remembered answer of `(scope, key)`, unless there is none or it expired before `nowMs`. */
-  find(scope: string, key: string, nowMs: number): Awaitable<RememberedAnswer | undefined>;
-}
 
 /** Where the animals, their orders, the remembered answers and the keys live. */
 export interface Store {

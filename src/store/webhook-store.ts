@@ -8,7 +8,8 @@
 // write, one pending delivery for every enabled subscription whose `events` include its type.
 import type { Awaitable } from '../awaitable.js';
 import type { EventType, StoredEvent } from '../events/event.js';
-import type { IdempotencyRecord, Page } from './store.js';
+import type { IdempotencyRecord } from './idempotency-table.js';
+import type { Page } from './page.js';
 
 export type SubscriptionStatus = 'enabled' | 'disabled';
 

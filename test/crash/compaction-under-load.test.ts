@@ -26,7 +26,7 @@ test('order churn is compacted in the background while writes and reads go on', 
   const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-compaction-'));
   const store = await open(dataDir, 50);
   let compactions = 0;
-  store.storage?.listen({ synced: () => {}, compacted: () => compactions++ });
+  store.journalWatch?.listen({ synced: () => {}, compacted: () => compactions++ });
   const service = createService(store, systemClock);
   let writes = 0;
   try {
