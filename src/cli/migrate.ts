@@ -8,8 +8,9 @@ import { resolve } from 'node:path';
 import { moveToPostgres } from '../app/move-to-postgres.js';
 import { NoStoreError } from '../app/no-store-error.js';
 import { describeBackends } from '../app/describe-backends.js';
-import { systemClock } from '../clock.js';
-import { parseSettingText, SETTINGS } from '../config.js';
+import { systemClock } from '../core/clock.js';
+import { SETTINGS } from '../config/setting-table.js';
+import { parseSettingText } from '../config/setting-text.js';
 import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 

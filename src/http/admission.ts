@@ -5,8 +5,8 @@
 // promise is waited for, so that a request decided in memory takes no turn of the microtask queue.
 import type { IncomingMessage } from 'node:http';
 import type { ApiKey } from '../keys/api-key.js';
-import { type Awaitable, isPending } from '../awaitable.js';
-import { ApiError } from '../errors.js';
+import { type Awaitable, isPending } from '../core/awaitable.js';
+import { ApiError } from '../core/errors.js';
 import type { Decision, Limiter } from '../limits/index.js';
 import { authenticate, type KeyLookup } from './authorization.js';
 import { clientAddress } from './client-address.js';

@@ -15,7 +15,7 @@ import {
   PLAN_NAMES,
   type PlanName,
 } from './api-key.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { isLimit, type Limits, limitsOf } from '../limits/plans.js';
 import { KeyProblem, type LimitName } from './key-problem.js';
 import type { KeyTable } from './key-table.js';

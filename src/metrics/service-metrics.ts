@@ -12,7 +12,7 @@ import { RequestTally } from './request-tally.js';
 import type { RequestObserver } from '../http/request-observer.js';
 import { ORDER_STATUSES } from '../orders/schemas.js';
 import { PET_STATUSES } from '../pets/schemas.js';
-import type { JournalWatch } from '../storage/journal-watch.js';
+import type { JournalWatch } from '../journal/journal-watch.js';
 import type { Store } from '../store/store.js';
 
 /** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */

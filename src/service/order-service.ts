@@ -4,9 +4,9 @@
 // the only changes of an animal's status after its creation. The rules are decided here and carried out
 // by the store atomically, on the pet and order it has locked. Each operation checks its input as the
 // caller has it, once, against the schemas (orders/validate.ts), as the pet operations do.
-import type { Awaitable } from '../awaitable.js';
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Awaitable } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { OrderStatus } from '../orders/schemas.js';
 import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';

@@ -119,7 +119,7 @@ test('the service layer and HTTP know the Store and Limiter interfaces, not an i
     (target.startsWith('store/') && target !== 'store/store.ts') ||
     target === 'limits/memory-limiter.ts' ||
     target.startsWith('limits/redis') ||
-    target.startsWith('storage/');
+    target.startsWith('journal/');
   for (const [file, targets] of graph) {
     if (!/^(service|http|idempotency)\//.test(file)) continue;
     for (const target of targets) assert.ok(!implementation(target), `${file} imports ${target}`);
@@ -141,13 +141,13 @@ test('the import checks see package imports too (each driver is found where its 
   );
 });
 
-test('the command line chooses no backend: nothing in cli/ imports store/, storage/, the Redis limiter or a driver', () => {
+test('the command line chooses no backend: nothing in cli/ imports store/, journal/, the Redis limiter or a driver', () => {
   const cli = (file: string) => file.startsWith('cli/') || file === 'cli.ts';
   assert.ok([...graph.keys()].filter(cli).length >= 5, 'the files of cli/ are found');
   for (const [file, targets] of graph) {
     if (!cli(file)) continue;
     for (const target of targets) {
-      const chooses = target.startsWith('store/') || target.startsWith('storage/') || backend(target);
+      const chooses = target.startsWith('store/') || target.startsWith('journal/') || backend(target);
       assert.ok(!chooses, `${file} imports ${target}; the command line asks src/app/ instead`);
     }
     for (const name of packages.get(file) ?? [])

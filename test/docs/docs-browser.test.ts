@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ApiKey, hashKey } from '../../src/keys/api-key.js';
 import { KeyRing } from '../../src/keys/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { createDispatcher, type DispatchContext } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';

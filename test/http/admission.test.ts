@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KeyRing } from '../../src/keys/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { Admission, type AdmissionOptions } from '../../src/http/admission.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';
 import { MemoryLimiter } from '../../src/limits/index.js';

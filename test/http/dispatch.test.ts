@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { described } from '../helpers/routes.js';
 import Type from 'typebox';
 import { request } from 'undici';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';

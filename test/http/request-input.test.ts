@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testRoute } from '../helpers/routes.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { awaitContinue, readInput } from '../../src/http/request-input.js';
 import { fakeRequest, RecordedResponse } from '../helpers/fake-http.js';
 

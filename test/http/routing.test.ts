@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testRoute } from '../helpers/routes.js';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { Idempotency } from '../../src/idempotency/idempotency.js';
 import type { Store } from '../../src/store/store.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
-import { QUIET_LOGGER } from '../../src/logger.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { call, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { type CountingProxy, startCountingProxy } from '../helpers/pg-proxy.js';
 import { ADMIN_URL, createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { storedOrder } from '../../src/orders/stored-order.js';
 import { storedPet } from '../../src/pets/stored-pet.js';
 import { encodeChange, idsInTornRecord } from '../../src/store/embedded/records.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
 import { call, startServer } from '../helpers/server.js';
 
 const tornOrder = encodeRecord(

@@ -3,7 +3,7 @@
 import type { TSchema } from 'typebox';
 import { NewOrder, Order, Orders, OrderStatus, OrderUpdate } from '../../orders/schemas.js';
 import { NewPet, Pet, Pets, PetStatus } from '../../pets/schemas.js';
-import { ErrorSchema } from '../../schemas.js';
+import { ErrorSchema } from '../../core/schemas.js';
 
 /** A JSON value of the document. */
 export type Json = Record<string, unknown>;

@@ -82,7 +82,7 @@ function decodeTag(value: unknown): IdempotencyTag | undefined {
 
 // Replay's fast path (a million pets in under 2 s): a plain pet record is recognised by its
 // fixed prefix and its status suffix, and the pet's JSON is taken from it as it is, without parsing.
-// The record's checksum was verified by storage/, and it was validated when it was written.
+// The record's checksum was verified by journal/, and it was validated when it was written.
 const PET_RECORD_PREFIX = '{"op":"pet","pet":{"id":';
 const PET_RECORD_SUFFIXES = PET_STATUSES.map((status) => [status, `"status":"${status}"}}`] as const);
 

@@ -1,7 +1,7 @@
 // What the embedded store holds in memory: pets, orders and remembered Idempotency-Key answers. A change
 // is written to the log first and applied only once the log accepted it; replay at start-up applies the
 // same records through the same `apply`, so the collections always equal a replay of the file.
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../core/clock.js';
 import { MemoryIdempotencyTable } from './idempotency-table.js';
 import { OrderCollection, PetCollection } from './indexed-collection.js';
 import { type Change, encodeChange } from './records.js';
