@@ -1,8 +1,7 @@
 // Every setting of the service in one table: its library option, CLI flag, environment variable,
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
-import type { LimiterOptions } from '../limits/index.js';
-import { MAX_REFUSALS_BEFORE_BAN } from '../limits/options.js';
+import { type LimiterOptions, MAX_REFUSALS_BEFORE_BAN } from '../limits/index.js';
 import type { ServeOnlySettings, Settings } from './settings.js';
 
 /** How a setting's text (flag or environment) becomes a value. */

@@ -16,7 +16,7 @@ import {
   type PlanName,
 } from './api-key.js';
 import type { Clock } from '../core/clock.js';
-import { isLimit, type Limits, limitsOf } from '../limits/plans.js';
+import { isLimit, type Limits, limitsOf } from '../limits/index.js';
 import { KeyProblem, type LimitName } from './key-problem.js';
 import type { KeyTable } from './key-table.js';
 

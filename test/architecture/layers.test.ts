@@ -173,3 +173,15 @@ test('only app/ opens a backend: outside app/, a backend is imported by its own 
     }
   }
 });
+
+test('a folder with an index.ts is imported from outside through it alone (its sub-folders are folders of their own)', () => {
+  const folders = [...graph.keys()].filter((file) => file.endsWith('/index.ts')).map((file) => dirname(file));
+  assert.ok(folders.includes('limits'), 'the index of limits/ is found');
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const folder = dirname(target);
+      if (!folders.includes(folder) || `${dirname(file)}/`.startsWith(`${folder}/`)) continue;
+      assert.equal(target, `${folder}/index.ts`, `${file} imports ${target}, past ${folder}/index.ts`);
+    }
+  }
+});

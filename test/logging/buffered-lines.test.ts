@@ -5,7 +5,13 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bufferLines } from '../../src/logging/buffered-lines.js';
-import { accessLogWriter, type AccessEntry, isoTimeCache, jsonString, millisecondsText } from '../../src/logging/logger.js';
+import {
+  accessLogWriter,
+  type AccessEntry,
+  isoTimeCache,
+  jsonString,
+  millisecondsText,
+} from '../../src/logging/logger.js';
 
 test('lines written in one turn of the event loop reach the output in one write, in order', async () => {
   const chunks: string[] = [];

@@ -74,7 +74,7 @@ test('the tarball holds the built package and no sources, tests or binaries', { 
     'dist/client/index.js',
     'dist/client/index.d.ts',
     'dist/cli.js',
-    'dist/journal/index.js',
+    'dist/journal/open-journal.js',
     // The /docs page's files, built into the package (no swagger-ui-dist at run time), with their licenses.
     'dist/http/docs/assets/swagger-ui-bundle.js',
     'dist/http/docs/assets/swagger-ui.css',

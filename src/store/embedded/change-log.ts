@@ -2,7 +2,7 @@
 // journal cannot make durable becomes `503 unavailable`, and the log is compacted in the background
 // once enough of it is superseded.
 import { ApiError } from '../../core/errors.js';
-import type { Journal } from '../../journal/index.js';
+import type { Journal } from '../../journal/journal.js';
 import type { ChangeLog, EmbeddedState } from './state.js';
 
 /** Seconds a client is asked to wait after a 503 of the storage layer. */

@@ -6,7 +6,7 @@ import type { OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
-import type { Journal } from '../../journal/index.js';
+import type { Journal } from '../../journal/journal.js';
 import type { JournalWatch } from '../../journal/journal-watch.js';
 import type { KeyTable } from '../../keys/key-table.js';
 import type {
