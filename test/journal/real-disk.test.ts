@@ -160,8 +160,8 @@ test('on a real disk: compaction renames a complete new log into place', async (
 
 test("a journal left open under 'interval' does not keep its process alive", async (t) => {
   const dir = await tempDir(t);
-  const storage = fileURLToPath(new URL('../../src/journal/index.ts', import.meta.url));
-  const script = `import { openJournal } from ${JSON.stringify(storage)};
+  const openJournalModule = fileURLToPath(new URL('../../src/journal/open-journal.ts', import.meta.url));
+  const script = `import { openJournal } from ${JSON.stringify(openJournalModule)};
 const { journal } = await openJournal({ dir: process.argv[1], durability: 'interval', intervalMs: 5 });
 await journal.append('{"id":1}');
 console.log('appended');`;
