@@ -4,8 +4,8 @@ import { availableParallelism } from 'node:os';
 import { LOG_LEVELS, type LogLevel } from '../logging/logger.js';
 import { isOrigin } from './origin.js';
 import type { Setting } from './setting-table.js';
-import type { Settings } from './settings.js';
 import { isBasePath, isDatabaseUrl, isHttpUrl, isRedisUrl } from './setting-values.js';
+import type { Settings } from './settings.js';
 
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
 export function parseSettingText(setting: Setting, text: string, source: string): Settings[keyof Settings] {

@@ -2,8 +2,8 @@
 // one space or more, then a token. Malformed, unknown and revoked keys get the same answer.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
-import { countHeader } from './headers.js';
 import { type ApiKey, isWellFormedKey } from '../keys/api-key.js';
+import { countHeader } from './headers.js';
 
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
 const INVALID_KEY_MESSAGE =

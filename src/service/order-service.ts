@@ -9,13 +9,13 @@ import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { OrderStatus } from '../orders/schemas.js';
-import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { StoredOrder } from '../orders/stored-order.js';
+import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
 import type { OrderMove, Store } from '../store/store.js';
-import type { CursorCodec } from './cursor-codec.js';
 import { type Created, createdOf } from './created.js';
+import type { CursorCodec } from './cursor-codec.js';
 import { type Listing, listPage } from './listing.js';
 
 /** What an order's move does to its pet. */

@@ -10,8 +10,8 @@ import type { PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
 import { validateNewPet, validatePetId, validatePetListQuery } from '../pets/validate.js';
 import type { Store } from '../store/store.js';
-import type { CursorCodec } from './cursor-codec.js';
 import { type Created, createdOf } from './created.js';
+import type { CursorCodec } from './cursor-codec.js';
 import { type Listing, listPage } from './listing.js';
 
 /** The status of a pet created without one. */

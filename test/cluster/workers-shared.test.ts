@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { runCli } from '../helpers/child.js';
+import { freePort } from '../helpers/ports.js';
 import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
 import { freshPrefix, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
-import { freePort } from '../helpers/ports.js';
 
 const KEY = 'workers-shared-key-0123456789';
 const FREE_KEY = 'workers-shared-free-0123456789';

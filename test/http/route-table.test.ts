@@ -4,16 +4,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { apiRoutes } from '../../src/app/http-handler.js';
+import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { isPending } from '../../src/core/awaitable.js';
 import { systemClock } from '../../src/core/clock.js';
-import { DEFAULT_SETTINGS } from '../../src/config/settings.js';
 import { buildOpenApi } from '../../src/http/openapi/document.js';
 import { defineRoute, type Route, type RouteInput } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { NewPet, Pet } from '../../src/pets/schemas.js';
 import { createService } from '../../src/service/service.js';
-import type { Store } from '../../src/store/store.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
+import type { Store } from '../../src/store/store.js';
 import { dispatchKeyRecord } from '../helpers/dispatcher.js';
 import { described } from '../helpers/routes.js';
 

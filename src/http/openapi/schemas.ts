@@ -1,9 +1,9 @@
 // The schemas of the document: the TypeBox objects that validate requests, written as plain JSON Schema,
 // and the named ones (`components.schemas`) that operations refer to with a `$ref`.
 import type { TSchema } from 'typebox';
+import { ErrorSchema } from '../../core/schemas.js';
 import { NewOrder, Order, Orders, OrderStatus, OrderUpdate } from '../../orders/schemas.js';
 import { NewPet, Pet, Pets, PetStatus } from '../../pets/schemas.js';
-import { ErrorSchema } from '../../core/schemas.js';
 
 /** A JSON value of the document. */
 export type Json = Record<string, unknown>;

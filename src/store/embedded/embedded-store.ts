@@ -2,13 +2,13 @@
 // directory's journal before it is applied and answered. One process owns the directory (its lock), so
 // the in-memory state is the whole truth; locks per pet and per order serialise the changes that must
 // see each other, as row locks do in PostgreSQL. Reads answer at once, without a turn of the event loop.
+import type { JournalWatch } from '../../journal/journal-watch.js';
+import type { Journal } from '../../journal/journal.js';
+import type { KeyTable } from '../../keys/key-table.js';
 import type { OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import type { NewPet, PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
-import type { Journal } from '../../journal/journal.js';
-import type { JournalWatch } from '../../journal/journal-watch.js';
-import type { KeyTable } from '../../keys/key-table.js';
 import type {
   DecideMove,
   DecidePlacement,
