@@ -9,12 +9,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { keysFromSpecs } from '../src/keys/configured-keys.js';
-import { KeyRing } from '../src/keys/key-ring.js';
-import { isPending } from '../src/awaitable.js';
-import { systemClock } from '../src/clock.js';
+import { isPending } from '../src/core/awaitable.js';
+import { systemClock } from '../src/core/clock.js';
 import { Admission } from '../src/http/admission.js';
 import { ResponseHeaders } from '../src/http/response-headers.js';
+import { keysFromSpecs } from '../src/keys/configured-keys.js';
+import { KeyRing } from '../src/keys/key-ring.js';
 import { MemoryLimiter } from '../src/limits/index.js';
 
 /** Requests timed per measurement: long enough for the JIT to settle, short enough to take a second. */

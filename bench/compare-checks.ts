@@ -4,19 +4,19 @@
 // always against never, and list latency at half of the peak rate. Runs being compared alternate
 // (A B A B ...) so a slow drift of the machine (thermal, page cache, a neighbour) hits both alike,
 // and each side is warmed up first so neither pays for the JIT inside the window.
-import { request } from 'undici';
-import { admissionNanoseconds, processCpuMs } from './admission-cost.js';
-import type { Durability } from './args.js';
-import { type CannedAnswer, startBaseline } from './baseline.js';
-import type { LoadResult, RequestSpec } from './load.js';
-import { runThreadedLoad } from './load-workers.js';
-import { type LocalService, startLocalService } from './local-service.js';
-import { halfOfPeakRate } from './pacing.js';
-import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
+import { admissionNanoseconds, processCpuMs } from './admission-cost.js';
+import type { Durability } from './args.js';
+import { type CannedAnswer, startBaseline } from './baseline.js';
+import { runThreadedLoad } from './load-workers.js';
+import type { LoadResult, RequestSpec } from './load.js';
+import { type LocalService, startLocalService } from './local-service.js';
+import { halfOfPeakRate } from './pacing.js';
+import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
 import { targetOf } from './run.js';
 import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
 

@@ -10,7 +10,7 @@
 //                         events recorded while it was disabled (none pending).
 // Run: node --expose-gc --import tsx bench/events-memory.ts [--events N] [--pending N]
 import { parseArgs } from 'node:util';
-import { ManualClock } from '../src/clock.js';
+import { ManualClock } from '../src/core/clock.js';
 import { type StoredPet, storedPet } from '../src/pets/stored-pet.js';
 import { EventLog } from '../src/store/embedded/event-log.js';
 import { EmbeddedState, NO_LOG } from '../src/store/embedded/state.js';

@@ -2,8 +2,8 @@
 // posts progress and the result back. It says 'ready' once loaded and starts on 'go', so every
 // thread starts at the same moment; 'stop' ends its run early (another thread met a stop status).
 import { parentPort, workerData } from 'node:worker_threads';
-import { runLoad } from './load.js';
 import { cycleOf, type ThreadMessage, type ThreadTask, toSent } from './load-workers.js';
+import { runLoad } from './load.js';
 import { SCENARIOS } from './scenarios.js';
 
 const port = parentPort;

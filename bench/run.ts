@@ -5,8 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { BENCH_HELP, type BenchOptions, parseBenchArgs } from './args.js';
-import { type Progress, runLoad } from './load.js';
 import { runThreadedLoad } from './load-workers.js';
+import { type Progress, runLoad } from './load.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { runOverLimit } from './over-limit.js';
 import { type BenchReport, buildReport, formatBytes, formatNumber, formatReport, type RunMeta } from './report.js';

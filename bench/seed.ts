@@ -4,9 +4,9 @@
 // A deployment (--url) is seeded over HTTP, and only when asked to (--pets).
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeRecord } from '../src/storage/log-format.js';
+import { encodeRecord } from '../src/journal/log-format.js';
 
-/** The log file name of a data directory (src/storage/open-journal.ts DEFAULT_LOG_FILE). */
+/** The log file name of a data directory (src/journal/open-journal.ts DEFAULT_LOG_FILE). */
 export const LOG_FILE = 'animals.log';
 /** Records are written in chunks of about this many bytes: one write call per megabyte. */
 const WRITE_CHUNK_BYTES = 1 << 20;

@@ -2,8 +2,8 @@
 // listens on 127.0.0.1 (a free port), reports its address over IPC, and stops gracefully when the
 // parent closes the channel (or dies), so a CPU profile (--cpu-prof) is written on the way out.
 import { createAnimalStore } from '../src/app/create-animal-store.js';
-import { bufferLines } from '../src/buffered-lines.js';
-import { createLogger } from '../src/logger.js';
+import { bufferLines } from '../src/logging/buffered-lines.js';
+import { createLogger } from '../src/logging/logger.js';
 import type { ServiceChildConfig } from './local-service.js';
 
 const config = JSON.parse(process.env.ANIMAL_STORE_BENCH_SERVICE ?? '') as ServiceChildConfig;

@@ -72,7 +72,7 @@ const inlineVersion = {
 const bundled = await build({
   entryPoints: [join(ROOT, 'src', 'cli.ts')],
   outfile: bundlePath,
-  bundle: true, // dynamic import() of a literal path (src/server.ts loads ./storage/index.js) is bundled too
+  bundle: true, // dynamic import() of a literal path (src/store/embedded/open-embedded-store.ts loads the journal) is bundled too
   platform: 'node',
   format: 'cjs',
   target: `node${nodeVersion.slice(1)}`,
@@ -104,7 +104,7 @@ if (external.length > 0)
 
 // The /docs page's files (Swagger UI's, from the swagger-ui-dist development dependency) go into the
 // executable as assets, under the names the service reads them by (DOCS_ASSET_FILES of
-// src/docs/docs-assets.ts): the binary serves the page with no node_modules beside it.
+// src/http/docs/docs-assets.ts): the binary serves the page with no node_modules beside it.
 const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png'];
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const assets = Object.fromEntries(DOCS_ASSET_FILES.map((name) => [name, join(swaggerDir, name)]));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The last step of `npm run build` (after tsc): copies the /docs page's files (Swagger UI's) from the
-// swagger-ui-dist development dependency into dist/docs/assets/, with their license files, so that the
-// package serves the page without swagger-ui-dist installed (see src/docs/docs-assets.ts for why). The
+// swagger-ui-dist development dependency into dist/http/docs/assets/, with their license files, so that the
+// package serves the page without swagger-ui-dist installed (see src/http/docs/docs-assets.ts for why). The
 // names and the place come from the built module itself, which reads them back at run time.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import {
   DOCS_ASSET_FILES,
   DOCS_ASSET_LICENSE_FILES,
   swaggerUiDistDir,
-} from '../dist/docs/docs-assets.js';
+} from '../dist/http/docs/docs-assets.js';
 
 let from;
 try {

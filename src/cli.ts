@@ -3,9 +3,9 @@
 // Operator mistakes get one line naming the problem and the fix, and exit code 2; a runtime failure, or
 // something asked for that is not there, exit code 1.
 import { readFileSync } from 'node:fs';
+import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { runKeys } from './cli/keys.js';
 import { runServe } from './cli/serve.js';
-import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
 const COMMANDS = ['serve', 'keys', 'migrate', 'backup', 'restore', 'bench'] as const;

@@ -2,7 +2,7 @@
 // is what the CLI and embedding programs call; each step is a function of its own, and only `listen`
 // opens a port.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type Settings, webhookSettingsOf } from '../config.js';
+import { type Settings, webhookSettingsOf } from '../config/settings.js';
 import { loadKeys } from '../keys/service-keys.js';
 import { createService } from '../service/service.js';
 import { createDeliveryTransport } from '../webhooks/delivery-transport.js';

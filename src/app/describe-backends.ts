@@ -2,7 +2,7 @@
 // (may several processes serve? where is the data?) instead of reading the settings itself, so the
 // choice that openStore and openLimiter make is described in the one place that makes it.
 import { resolve } from 'node:path';
-import type { Settings } from '../config.js';
+import type { Settings } from '../config/settings.js';
 import { describeDatabase } from '../store/postgres/faults.js';
 
 /** The settings that choose the backends. */

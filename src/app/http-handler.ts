@@ -1,22 +1,22 @@
 // The HTTP side of the service: its routes over the service layer, the router, and the dispatcher with
 // everything it needs from the settings.
-import type { Clock } from '../clock.js';
-import type { Settings } from '../config.js';
+import type { Settings } from '../config/settings.js';
+import type { Clock } from '../core/clock.js';
+import type { KeyLookup } from '../http/authorization.js';
 import { CorsPolicy } from '../http/cors.js';
 import { createDispatcher, type Dispatcher } from '../http/dispatch.js';
-import type { RequestObserver } from '../http/request-observer.js';
 import { DocsPage } from '../http/docs-page.js';
-import { readDocsAssets } from '../docs/docs-assets.js';
-import type { KeyLookup } from '../http/authorization.js';
-import type { Route } from '../http/route.js';
+import { readDocsAssets } from '../http/docs/docs-assets.js';
 import { buildOpenApi } from '../http/openapi/document.js';
+import type { RequestObserver } from '../http/request-observer.js';
+import type { Route } from '../http/route.js';
 import { Router } from '../http/router.js';
+import { eventWebhooks } from '../http/routes/event-webhooks.js';
 import { orderRoutes } from '../http/routes/order-routes.js';
 import { petRoutes } from '../http/routes/pet-routes.js';
-import { eventWebhooks } from '../http/routes/event-webhooks.js';
 import { webhookRoutes } from '../http/routes/webhook-routes.js';
 import type { Limiter } from '../limits/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Service } from '../service/service.js';
 
 /** What the HTTP side is built from. */

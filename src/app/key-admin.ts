@@ -4,9 +4,9 @@
 // replayed, so keys are managed while a service runs on the same directory or database.
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { nodeFs } from '../journal/node-fs.js';
+import { DATA_DIR_MODE } from '../journal/open-journal.js';
 import type { KeyTable } from '../keys/key-table.js';
-import { nodeFs } from '../storage/node-fs.js';
-import { DATA_DIR_MODE } from '../storage/open-journal.js';
 import { FileKeyTable, KEYS_FILE } from '../store/embedded/key-file.js';
 import { JOURNAL_FILE } from '../store/embedded/open-embedded-store.js';
 import { type BackendSettings, describeBackends } from './describe-backends.js';

@@ -4,11 +4,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Settings } from '../config.js';
+import { assertKnownOptions } from '../config/option-names.js';
+import type { Settings } from '../config/settings.js';
 import { clientErrorListener } from '../http/client-errors.js';
 import { answerConnect } from '../http/connect.js';
 import type { Dispatcher } from '../http/dispatch.js';
-import { assertKnownOptions } from '../option-names.js';
 
 /** How long a stop lets in-flight requests finish before cutting their connections. */
 const CLOSE_GRACE_MS = 10_000;

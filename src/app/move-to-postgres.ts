@@ -3,7 +3,7 @@
 // whole, and copied into an empty database in one transaction. The directory is left as it was.
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Copied } from '../store/postgres/copy-in.js';
 import { NoStoreError } from './no-store-error.js';
 

@@ -4,10 +4,10 @@
 // keeps its state file in the data directory, if there is one. describe-backends.ts says what the same
 // choice means, for whoever must know without opening anything (the command line).
 import { join, resolve } from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Settings } from '../config.js';
+import type { Settings } from '../config/settings.js';
+import type { Clock } from '../core/clock.js';
+import type { JournalWatch } from '../journal/journal-watch.js';
 import { type Limiter, type LimiterOptions, MemoryLimiter } from '../limits/index.js';
-import type { JournalWatch } from '../storage/journal-watch.js';
 import { openEmbeddedStore } from '../store/embedded/open-embedded-store.js';
 import type { Store } from '../store/store.js';
 

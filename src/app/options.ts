@@ -1,13 +1,13 @@
-// The options of createAnimalStore: every setting of the settings table (src/config.ts), plus what only
+// The options of createAnimalStore: every setting of the settings table (src/config/setting-table.ts), plus what only
 // a program can pass. Bad options are a programmer's mistake: a TypeError naming the option, thrown
 // before anything is created.
-import { type KeySpec, keysFromSpecs } from '../keys/configured-keys.js';
+import { assertKnownOptions } from '../config/option-names.js';
+import { resolveSettings, type Settings } from '../config/settings.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { ApiKey } from '../keys/api-key.js';
-import { type Clock, systemClock } from '../clock.js';
-import { resolveSettings, type Settings } from '../config.js';
+import { type KeySpec, keysFromSpecs } from '../keys/configured-keys.js';
 import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';
-import { createLogger, type Logger } from '../logger.js';
-import { assertKnownOptions } from '../option-names.js';
+import { createLogger, type Logger } from '../logging/logger.js';
 
 /** Options of `createAnimalStore`: every setting of the settings table, plus what only a program can pass. */
 export interface AnimalStoreOptions extends Partial<Settings> {

@@ -2,8 +2,8 @@
 // HTTP. The service checks their input itself, as it does for the API, so validation, id assignment,
 // durability, conflicts and errors are exactly the API's (the same ApiErrors) and nothing can bypass them.
 // What belongs to HTTP (keys, rate limits, headers, the getPet sunset) does not apply.
-import type { Awaitable } from '../awaitable.js';
-import { ApiError } from '../errors.js';
+import type { Awaitable } from '../core/awaitable.js';
+import { ApiError } from '../core/errors.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
 import type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
 import type { Service } from '../service/service.js';

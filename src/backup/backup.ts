@@ -11,8 +11,8 @@
 // the cursor secret are replaced whole by rename, so reading each gives one whole version.
 import { open, readdir, readFile, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { writeFileAtomically, syncDirectory } from '../storage/atomic-file.js';
-import { replayRecords } from '../storage/replay.js';
+import { writeFileAtomically, syncDirectory } from '../journal/atomic-file.js';
+import { replayRecords } from '../journal/replay.js';
 import { type Backup, BackupError, type BackupFile, decodeBackup, encodeBackup } from './backup-format.js';
 
 const JOURNAL = 'animals.log';

@@ -1,7 +1,7 @@
 // One grammar for every command: `-h`/`--help` and `--version` everywhere, and a parse error as one line
 // that names the flag and what to do: "did you mean" for a slip, "needs a value" for a flag given bare.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closestNames } from '../option-names.js';
+import { closestNames } from '../config/option-names.js';
 import { UsageError } from './usage-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

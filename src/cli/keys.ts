@@ -3,8 +3,9 @@
 // database picks changes up within a second.
 import { type AdminKeyTable, openKeyTable } from '../app/key-admin.js';
 import { NoStoreError } from '../app/no-store-error.js';
-import { systemClock } from '../clock.js';
-import { parseSettingText, SETTINGS } from '../config.js';
+import { SETTINGS } from '../config/setting-table.js';
+import { parseSettingText } from '../config/setting-text.js';
+import { systemClock } from '../core/clock.js';
 import type { ApiKey } from '../keys/api-key.js';
 import { KeyProblem } from '../keys/key-problem.js';
 import { KeyService } from '../keys/key-service.js';

@@ -5,11 +5,12 @@
 // cursors and retries go on working. It runs in one transaction, checks the counts before COMMIT, and
 // refuses a database that already holds data: nothing is merged or overwritten.
 import { resolve } from 'node:path';
+import { describeBackends } from '../app/describe-backends.js';
 import { moveToPostgres } from '../app/move-to-postgres.js';
 import { NoStoreError } from '../app/no-store-error.js';
-import { describeBackends } from '../app/describe-backends.js';
-import { systemClock } from '../clock.js';
-import { parseSettingText, SETTINGS } from '../config.js';
+import { SETTINGS } from '../config/setting-table.js';
+import { parseSettingText } from '../config/setting-text.js';
+import { systemClock } from '../core/clock.js';
 import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 

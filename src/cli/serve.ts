@@ -1,28 +1,20 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
+import { createAnimalStore } from '../app/create-animal-store.js';
 import { describeBackends } from '../app/describe-backends.js';
+import { type Setting, SETTINGS } from '../config/setting-table.js';
+import { parseIntegerText, parseSettingText } from '../config/setting-text.js';
+import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS, type ServeOnlySettings, type Settings } from '../config/settings.js';
 import { type KeySpec, parseKeysVariable } from '../keys/configured-keys.js';
 import { KEYS_RELOAD_SIGNAL } from '../keys/service-keys.js';
-import {
-  DEFAULT_SETTINGS,
-  parseIntegerText,
-  parseSettingText,
-  SERVE_ONLY_DEFAULTS,
-  type ServeOnlySettings,
-  type Setting,
-  SETTINGS,
-  type Settings,
-} from '../config.js';
-import type { LimiterOptions } from '../limits/index.js';
-import { resolveLimiterOptions } from '../limits/options.js';
-import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
-import { bufferLines } from '../buffered-lines.js';
-import { createLogger } from '../logger.js';
-import { createAnimalStore } from '../app/create-animal-store.js';
-import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
+import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';
+import { bufferLines } from '../logging/buffered-lines.js';
+import { createLogger } from '../logging/logger.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
+import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
 import { stopWithParentUnderNpm } from './follow-parent.js';
+import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 /** The CLI keeps its data in ./data unless told otherwise. */
 const DEFAULT_DATA_DIR = './data';

@@ -3,7 +3,7 @@
 // connections alive between calls; close() ends them.
 import { randomUUID } from 'node:crypto';
 import { type Dispatcher, Pool } from 'undici';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
 import type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
 import { AnimalStoreError, CLIENT_ERROR_CODES } from './errors.js';

@@ -1,7 +1,7 @@
 // The public surface of `animal-store/client`: the client, its error, its retry policy and the API's types.
 // It loads undici and, of the service, only its clock: the API's types are erased at build time.
 
-export type { Clock } from '../clock.js';
+export type { Clock } from '../core/clock.js';
 export type { NewOrder, Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
 export type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
 export {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { AnimalStoreError, CLIENT_ERROR_CODES, errorFromAnswer } from './errors.js';
 import { nextRetryDelayMs, parseRetryAfterMs, type RetryPolicy } from './retry.js';
 

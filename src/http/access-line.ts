@@ -2,7 +2,7 @@
 // path without the query, status, duration, key id) and what metrics are told. With neither, the
 // clock is not even read.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AccessEntry } from '../logger.js';
+import type { AccessEntry } from '../logging/logger.js';
 import type { RequestObserver } from './request-observer.js';
 
 /** Where an answered request is told of. */

@@ -4,9 +4,9 @@
 // fields. A limiter that decides in memory answers at once and one in Redis with a promise; only a
 // promise is waited for, so that a request decided in memory takes no turn of the microtask queue.
 import type { IncomingMessage } from 'node:http';
+import { type Awaitable, isPending } from '../core/awaitable.js';
+import { ApiError } from '../core/errors.js';
 import type { ApiKey } from '../keys/api-key.js';
-import { type Awaitable, isPending } from '../awaitable.js';
-import { ApiError } from '../errors.js';
 import type { Decision, Limiter } from '../limits/index.js';
 import { authenticate, type KeyLookup } from './authorization.js';
 import { clientAddress } from './client-address.js';

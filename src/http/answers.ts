@@ -1,7 +1,7 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
 // X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
 import type { ServerResponse } from 'node:http';
-import { type ApiError, ERRORS, errorBody } from '../errors.js';
+import { type ApiError, ERRORS, errorBody } from '../core/errors.js';
 import { requestIdOf } from './request-id.js';
 import type { ResponseHeaders } from './response-headers.js';
 

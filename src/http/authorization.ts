@@ -1,9 +1,9 @@
 // Reading the bearer credential of RFC 6750 §2.1 (README "Rate limits"): scheme case-insensitive,
 // one space or more, then a token. Malformed, unknown and revoked keys get the same answer.
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../errors.js';
-import { countHeader } from './headers.js';
+import { ApiError } from '../core/errors.js';
 import { type ApiKey, isWellFormedKey } from '../keys/api-key.js';
+import { countHeader } from './headers.js';
 
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
 const INVALID_KEY_MESSAGE =

@@ -2,7 +2,7 @@
 // and again while streaming (so a lying or chunked body is cut off at the limit, never buffered whole),
 // then strict UTF-8 and JSON.parse (README "Errors").
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { assertSentOnce } from './request-checks.js';
 
 /** Media types a JSON body may be sent as; PATCH adds `application/merge-patch+json` (RFC 7396). */

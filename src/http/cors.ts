@@ -3,7 +3,7 @@
 // limits, paging, request id); a preflight (OPTIONS with Access-Control-Request-Method) is answered
 // 204 before authentication, since browsers send preflights without credentials.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isOrigin } from '../origin.js';
+import { isOrigin } from '../config/origin.js';
 import type { ResponseHeaders } from './response-headers.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH, DELETE';

@@ -10,12 +10,12 @@
 // Every API answer carries the limiter's fields; every answer carries X-Request-Id. The operational
 // endpoints need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiKey } from '../keys/api-key.js';
-import { isPending } from '../awaitable.js';
-import type { Clock } from '../clock.js';
+import { isPending } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
 import type { Arrival } from '../idempotency/idempotency.js';
+import type { ApiKey } from '../keys/api-key.js';
 import type { Limiter } from '../limits/index.js';
-import type { AccessEntry } from '../logger.js';
+import type { AccessEntry } from '../logging/logger.js';
 import { AccessLine } from './access-line.js';
 import { Admission } from './admission.js';
 import { sendError, sendJson } from './answers.js';

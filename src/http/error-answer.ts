@@ -1,8 +1,8 @@
-// The answer to a request that failed: an ApiError becomes its Error body (src/errors.ts, the one
+// The answer to a request that failed: an ApiError becomes its Error body (src/core/errors.ts, the one
 // table), anything else a 500 logged with the request id and never detailed, and a client that went
 // away gets nothing (its status is noted for the access line only).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { sendError } from './answers.js';
 import { announcesBody, ClientGoneError } from './body.js';
 import { wasTimedOut } from './client-errors.js';

@@ -10,7 +10,7 @@
 // - a replay is answered with the status remembered with the answer, and `Idempotent-Replayed: true`.
 // The status remembered is the one the route names for a request it carries out (`Route.rememberedStatus`).
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Arrival } from '../idempotency/idempotency.js';
 import { announcesBody } from './body.js';
 import { countHeader } from './headers.js';

@@ -3,8 +3,8 @@
 // are looked for before the API, so that a monitor reaches them whatever the base path is. Any other
 // path outside the API is a 404 naming where the API lives.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Awaitable } from '../awaitable.js';
-import { ApiError, errorBody } from '../errors.js';
+import type { Awaitable } from '../core/awaitable.js';
+import { ApiError, errorBody } from '../core/errors.js';
 import { sendError, sendJson } from './answers.js';
 import type { DocsPage } from './docs-page.js';
 import { isRead, refuseUnlessRead } from './read-only.js';

@@ -1,7 +1,7 @@
 // The 429 answers of README "Rate limits", worded from the limiter's numbers: a key over its plan, a
 // key banned for going on regardless, and an address that failed authentication too often. Their
 // header fields are rendered by rate-limit-headers.ts.
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Decision } from '../limits/index.js';
 
 /** The 429 of a key over its plan's limits, or banned. */

@@ -2,7 +2,7 @@
 // GET and HEAD (RFC 9110 §9.3.1, §9.3.2); any other method is 405 with the Allow field the status
 // requires (RFC 9110 §15.5.6). One rule, one wording, for all of them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { sendError } from './answers.js';
 import type { ResponseHeaders } from './response-headers.js';
 

@@ -3,7 +3,7 @@
 // only the first of some repeated fields (Authorization, Content-Type) and joins others with ", ", so
 // repeats are counted on the raw list.
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import { countHeader } from './headers.js';
 
 /** A request refused before anything else is looked at, and what its access line shows for the path. */

@@ -1,6 +1,6 @@
 // Reading the request target: its raw path and query, before any percent-decoding (README "How the API behaves"),
 // and turning their text into the plain values the service checks.
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 
 /** The raw path (never decoded) and the raw query (without "?"; "" when absent) of a request target. */
 export interface Target {

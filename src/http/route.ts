@@ -2,9 +2,9 @@
 // body reading are done, the answer it gives, and its description in the OpenAPI document, declared beside
 // its handler. Routes hand the service the request's input as HTTP read it (the service validates it) and
 // turn its results into answers (status, JSON, headers); they are testable without sockets.
-import type { Awaitable } from '../awaitable.js';
-import type { ApiKey } from '../keys/api-key.js';
+import type { Awaitable } from '../core/awaitable.js';
 import type { Arrival } from '../idempotency/idempotency.js';
+import type { ApiKey } from '../keys/api-key.js';
 import type { Operation } from './openapi/operation.js';
 
 /** What a route receives. */

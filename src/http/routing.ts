@@ -1,8 +1,8 @@
 // Which API route a request is for. The route is looked up first, a pure lookup, so that every answer
 // of a deprecated route carries its Deprecation, Sunset and Link fields, a 401 or 429 included; a 404,
 // 405 or 410 it comes to is answered only once the request is admitted (README "How the API behaves").
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
 import type { ResponseHeaders } from './response-headers.js';
 import type { Route } from './route.js';
 import type { Router, RouteMatch } from './router.js';

@@ -9,9 +9,9 @@
 // status means, and the header protocol around it, is HTTP's (src/http/idempotency-key.ts); nothing
 // here knows HTTP.
 import { randomBytes } from 'node:crypto';
-import type { Awaitable } from '../awaitable.js';
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Awaitable } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
 import type { IdempotencyRecord, IdempotencyTable } from '../store/store.js';
 import { bodyFingerprint } from './canonical-json.js';
 

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-import type { PlanName } from '../limits/plans.js';
+import type { PlanName } from '../limits/index.js';
 
 export type { PlanName };
 /** The plans of README "Keys and plans". */

@@ -1,7 +1,7 @@
 // Keys an operator supplies, from ANIMAL_STORE_KEYS or the library options. They are taken as given,
 // whatever their prefix, provided they are well-formed bearer tokens (else they could never be sent).
-import { type Limits, limitsOf } from '../limits/plans.js';
-import { assertKnownOptions } from '../option-names.js';
+import { assertKnownOptions } from '../config/option-names.js';
+import { type Limits, limitsOf } from '../limits/index.js';
 import {
   type ApiKey,
   hashKey,

@@ -3,6 +3,8 @@
 // the keys of a data directory and of a database are managed alike, and a running service picks the
 // changes up by watching the table. A request that cannot be done is a KeyProblem naming the plan,
 // limit, id or key at fault; the caller words it for its audience.
+import type { Clock } from '../core/clock.js';
+import { isLimit, type Limits, limitsOf } from '../limits/index.js';
 import {
   type ApiKey,
   GENERATED_KEY_LENGTH,
@@ -15,8 +17,6 @@ import {
   PLAN_NAMES,
   type PlanName,
 } from './api-key.js';
-import type { Clock } from '../clock.js';
-import { isLimit, type Limits, limitsOf } from '../limits/plans.js';
 import { KeyProblem, type LimitName } from './key-problem.js';
 import type { KeyTable } from './key-table.js';
 

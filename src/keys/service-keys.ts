@@ -2,9 +2,9 @@
 // store's key table changes (another process ran `animal-store keys`) and on demand (`reloadKeys()`,
 // which `animal-store serve` calls on KEYS_RELOAD_SIGNAL). With no usable key at all, a first one is
 // created so that a new installation can be used at once.
+import type { Awaitable } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
 import type { ApiKey } from './api-key.js';
-import type { Awaitable } from '../awaitable.js';
-import type { Clock } from '../clock.js';
 import { KeyRing } from './key-ring.js';
 import { KeyService } from './key-service.js';
 import type { KeyTable } from './key-table.js';

@@ -10,7 +10,7 @@
 // Which string identifies an address (socket address, trusted X-Forwarded-For, an IPv6 /64) is
 // the caller's choice.
 
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Decision, QuotaPolicy } from './decision.js';
 import { bucketState } from './key-decision.js';
 import { LruTable } from './lru-table.js';

@@ -8,14 +8,14 @@
 // saved state (a ban is saved with its wall-clock end, so it ends then also across a restart).
 // Memory: one small record per key that has made a request, none per request; each call is O(1).
 
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Decision, QuotaPolicy } from './decision.js';
+import { type BucketLevel, keyDecision } from './key-decision.js';
 import type { SavedBan, SavedDayBucket, SavedLimiterState } from './limiter-state.js';
 import { LIMITER_STATE_VERSION, parseLimiterState } from './limiter-state.js';
 import type { ResolvedLimiterOptions } from './options.js';
 import type { Limits } from './plans.js';
 import { assertLimits, DAY_MS, MINUTE_MS } from './plans.js';
-import { type BucketLevel, keyDecision } from './key-decision.js';
 import { keyPolicies } from './policies.js';
 import { RefusalWindow } from './refusal-window.js';
 import type { TokenBucket } from './token-bucket.js';

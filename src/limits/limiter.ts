@@ -2,7 +2,7 @@
 // instance), or Redis (limits shared by every instance). Order in a request: checkAddress before
 // authentication, chargeFailedAuth after a 401, admitKey after a successful one, refundKey when a
 // request turns out to count against no key (Node cut it off with 408 while its body arrived).
-import type { Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../core/awaitable.js';
 import type { Decision } from './decision.js';
 import type { Limits } from './plans.js';
 

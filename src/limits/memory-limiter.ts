@@ -3,12 +3,12 @@
 // is synchronous and O(1); all time comes from the injected Clock. Given a state file, day buckets and
 // bans are saved there on close and restored (then the file removed) on open, so a graceful restart
 // keeps them and a crash starts every bucket full.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { AddressLimiter } from './address-limiter.js';
 import type { Decision } from './decision.js';
 import { KeyLimiter } from './key-limiter.js';
-import type { Limiter } from './limiter.js';
 import type { SavedLimiterState } from './limiter-state.js';
+import type { Limiter } from './limiter.js';
 import type { LimiterOptions, ResolvedLimiterOptions } from './options.js';
 import { resolveLimiterOptions } from './options.js';
 import type { Limits } from './plans.js';

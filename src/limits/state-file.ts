@@ -3,7 +3,7 @@
 // restoring counts that are out of date. Written atomically, so a crash while saving leaves the old
 // file or the new one.
 import { readFile, rm } from 'node:fs/promises';
-import { writeFileAtomically } from '../storage/atomic-file.js';
+import { writeFileAtomically } from '../journal/atomic-file.js';
 import type { SavedLimiterState } from './limiter-state.js';
 
 /** What can be saved and restored. */

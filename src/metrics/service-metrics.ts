@@ -8,12 +8,12 @@
 // The request path pays a few additions per request: the two metrics every request moves are kept by
 // hand (request-tally.ts), the rare ones (refusals, bans, shed requests) by prom-client.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RequestTally } from './request-tally.js';
 import type { RequestObserver } from '../http/request-observer.js';
+import type { JournalWatch } from '../journal/journal-watch.js';
 import { ORDER_STATUSES } from '../orders/schemas.js';
 import { PET_STATUSES } from '../pets/schemas.js';
-import type { JournalWatch } from '../storage/journal-watch.js';
 import type { Store } from '../store/store.js';
+import { RequestTally } from './request-tally.js';
 
 /** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */
 const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];

@@ -1,6 +1,6 @@
 // Validation of the order operations' input: the NewOrder and OrderUpdate bodies, the order id and the list
 // query. Pure: values in, typed values or an ApiError out; the order service calls these on what it is given.
-import { createIdValidator, createListQueryValidator, createValidator } from '../validation.js';
+import { createIdValidator, createListQueryValidator, createValidator } from '../core/validation.js';
 import { MAX_ID } from '../pets/schemas.js';
 import { ListOrdersQuery, NewOrder, ORDER_STATUSES, OrderId, OrderUpdate } from './schemas.js';
 

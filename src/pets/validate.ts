@@ -1,8 +1,8 @@
 // Validation of the pet operations' input: the NewPet body, the pet id and the list query. Pure: values
 // in, typed values or an ApiError out. The pet service calls these on whatever it is given, so every
 // entry point (the HTTP routes, the library's typed access) gets the same checks and the same errors.
-import { ApiError } from '../errors.js';
-import { createIdValidator, createListQueryValidator, createValidator, type FieldRules } from '../validation.js';
+import { ApiError } from '../core/errors.js';
+import { createIdValidator, createListQueryValidator, createValidator, type FieldRules } from '../core/validation.js';
 import { ListPetsQuery, MAX_ID, MAX_NAME_CODE_POINTS, NewPet, PET_STATUSES, PetId } from './schemas.js';
 
 const STATUS_RULE = `one of ${PET_STATUSES.map((status) => `"${status}"`).join(', ')}`;

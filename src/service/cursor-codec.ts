@@ -3,7 +3,7 @@
 // items created while a client pages through are never skipped or repeated. The secret is the store's,
 // shared by every instance, so a cursor outlives restarts and works on any instance.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 
 // 128 bits of the HMAC are plenty to stop forgery (NIST SP 800-107 §5.3.3) and keep cursors short.
 const SIGNATURE_BYTES = 16;

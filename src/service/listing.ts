@@ -1,15 +1,15 @@
 // Listing in pages, the same for every collection: a page starts right after the last id of the page
 // before it (its cursor's), in ascending id order, optionally of one status; the next page's cursor is
 // issued only while more items follow; the total counts every item the filter matches.
-import { type Awaitable, mapAwaitable } from '../awaitable.js';
-import { DEFAULT_PAGE_SIZE } from '../schemas.js';
+import { type Awaitable, mapAwaitable } from '../core/awaitable.js';
+import { DEFAULT_PAGE_SIZE } from '../core/schemas.js';
 import type { Page, PageRequest } from '../store/store.js';
 import type { CursorCodec } from './cursor-codec.js';
 
 /** A checked page request as a client makes it: a filter, a size and the previous page's cursor. */
 export interface ListQuery<S extends string> {
   status?: S | undefined;
-  /** 1 to MAX_PAGE_SIZE; DEFAULT_PAGE_SIZE when absent (src/schemas.ts). */
+  /** 1 to MAX_PAGE_SIZE; DEFAULT_PAGE_SIZE when absent (src/core/schemas.ts). */
   limit?: number | undefined;
   cursor?: string | undefined;
 }

@@ -4,18 +4,18 @@
 // the only changes of an animal's status after its creation. The rules are decided here and carried out
 // by the store atomically, on the pet and order it has locked. Each operation checks its input as the
 // caller has it, once, against the schemas (orders/validate.ts), as the pet operations do.
-import type { Awaitable } from '../awaitable.js';
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Awaitable } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { OrderStatus } from '../orders/schemas.js';
-import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { StoredOrder } from '../orders/stored-order.js';
+import { validateNewOrder, validateOrderId, validateOrderListQuery, validateOrderUpdate } from '../orders/validate.js';
 import type { PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
 import type { OrderMove, Store } from '../store/store.js';
-import type { CursorCodec } from './cursor-codec.js';
 import { type Created, createdOf } from './created.js';
+import type { CursorCodec } from './cursor-codec.js';
 import { type Listing, listPage } from './listing.js';
 
 /** What an order's move does to its pet. */

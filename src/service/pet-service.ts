@@ -3,16 +3,16 @@
 // request as a plain object) and checks it here, once, against the schemas (pets/validate.ts), so the
 // HTTP routes and the library's typed access get the same ApiErrors of the error table. Results are
 // stored pets. Nothing here knows HTTP.
-import { type Awaitable, mapAwaitable } from '../awaitable.js';
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import { type Awaitable, mapAwaitable } from '../core/awaitable.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
 import type { PetStatus } from '../pets/schemas.js';
 import type { StoredPet } from '../pets/stored-pet.js';
 import { validateNewPet, validatePetId, validatePetListQuery } from '../pets/validate.js';
 import type { Store } from '../store/store.js';
-import type { CursorCodec } from './cursor-codec.js';
 import { type Created, createdOf } from './created.js';
+import type { CursorCodec } from './cursor-codec.js';
 import { type Listing, listPage } from './listing.js';
 
 /** The status of a pet created without one. */

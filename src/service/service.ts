@@ -1,6 +1,6 @@
 // The service layer: the API's operations over a store, independent of HTTP. The HTTP routes and the
 // library's typed access both call it, so both apply the same rules.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { Idempotency } from '../idempotency/idempotency.js';
 import type { Store } from '../store/store.js';
 import { EventService } from '../webhooks/event-service.js';

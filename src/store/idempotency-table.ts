@@ -1,6 +1,6 @@
 // What a store keeps for Idempotency-Keys: remembered answers (kept in the same atomic change as what
 // they created) and the claims of requests in flight, visible to every instance sharing the store.
-import type { Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../core/awaitable.js';
 
 /** An Idempotency-Key answer to keep with the change it belongs to; its body is the created item's JSON. */
 export interface IdempotencyRecord {

@@ -4,7 +4,7 @@
 // PostgreSQL store with one transaction. Rules that must be checked on the current data are passed in
 // as `decide` functions, which a store calls with the rows it has locked, so both stores apply the
 // same rules the same way.
-import type { Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../core/awaitable.js';
 import type { KeyTable } from '../keys/key-table.js';
 import type { OrderStatus } from '../orders/schemas.js';
 import type { StoredOrder } from '../orders/stored-order.js';

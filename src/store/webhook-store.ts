@@ -6,7 +6,7 @@
 // Events are recorded by the Store's own change methods (createPet, placeOrder, moveOrder), in the same
 // atomic write as the change: this part only reads them. Recording an event also records, in that same
 // write, one pending delivery for every enabled subscription whose `events` include its type.
-import type { Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../core/awaitable.js';
 import type { EventType, StoredEvent } from '../events/event.js';
 import type { IdempotencyRecord } from './idempotency-table.js';
 import type { Page } from './page.js';

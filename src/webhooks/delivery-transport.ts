@@ -4,7 +4,7 @@
 // `error`, never as an exception: the caller records it as the attempt's outcome.
 import { lookup as dnsLookup } from 'node:dns';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { AddressRefusedError, createGuardedConnector, DnsLookupError, type LookupAll } from './guarded-connector.js';
 import { validateWebhookUrl } from './webhook-url.js';
 

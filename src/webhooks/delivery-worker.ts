@@ -5,7 +5,7 @@
 // deliveries to be taken again when their leases end, and a receiver de-duplicates on `webhook-id`.
 // It wakes when the store says deliveries may be due (a change on any instance) and when the earliest
 // pending one falls due; nothing polls faster than that.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { AttemptResult, DueDelivery, WebhookStore } from '../store/webhook-store.js';
 import type { DeliveryRequest, DeliveryResult } from './delivery-transport.js';
 import { newAttemptId } from './ids.js';

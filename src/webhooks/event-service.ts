@@ -1,11 +1,11 @@
 // The event operations: list the events of the retention period in the order they were recorded, read
 // one, and deliver one again. Events concern the whole store, as listings do: every key reads every
 // event; a redelivery goes only to the caller's own subscriptions. Nothing here knows HTTP.
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
+import { DEFAULT_PAGE_SIZE } from '../core/schemas.js';
 import type { StoredEvent } from '../events/event.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
-import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { CursorCodec } from '../service/cursor-codec.js';
 import type { WebhookStore } from '../store/webhook-store.js';
 import type { WebhookSettings } from './settings.js';

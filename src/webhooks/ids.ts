@@ -6,7 +6,7 @@
 // clock steps back, the 80 bits count up from the last id. So ids sort by creation time (to the
 // millisecond across processes, exactly within one). Not secrets: the next id of a burst is guessable.
 import { randomFillSync } from 'node:crypto';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 
 export const SUBSCRIPTION_ID_PREFIX = 'wh_';
 export const ATTEMPT_ID_PREFIX = 'att_';

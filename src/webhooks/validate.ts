@@ -1,11 +1,10 @@
 // Validation of the webhook and event operations' input. Pure: values in, typed values or an ApiError
 // out. Beyond the schemas: a URL must be one the service may deliver to (address-policy.ts), a
 // description well-formed Unicode, a recovery time a real RFC 3339 instant.
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
+import { MAX_PAGE_SIZE } from '../core/schemas.js';
+import { createValidator, type FieldRules } from '../core/validation.js';
 import { EVENT_TYPES } from '../events/event.js';
-import { MAX_PAGE_SIZE } from '../schemas.js';
-import { createValidator, type FieldRules } from '../validation.js';
-import { validateWebhookUrl } from './webhook-url.js';
 import {
   ListEventsQuery,
   ListWebhooksQuery,
@@ -16,6 +15,7 @@ import {
   Redelivery,
   WebhookUpdate,
 } from './schemas.js';
+import { validateWebhookUrl } from './webhook-url.js';
 
 const TYPES_RULE = `a non-empty list of distinct event types, each one of ${EVENT_TYPES.map((type) => `"${type}"`).join(', ')}`;
 const URL_RULE = `an absolute http or https URL of at most ${MAX_URL_CHARACTERS} characters`;

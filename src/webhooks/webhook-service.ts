@@ -3,11 +3,11 @@
 // missed events. A subscription belongs to the key that made it: to any other key it does not exist.
 // Input is checked here (validate.ts), once, whoever calls; errors are ApiErrors of the error table.
 // Nothing here knows HTTP.
-import type { Clock } from '../clock.js';
-import { ApiError } from '../errors.js';
+import type { Clock } from '../core/clock.js';
+import { ApiError } from '../core/errors.js';
+import { DEFAULT_PAGE_SIZE } from '../core/schemas.js';
 import type { StoredEvent } from '../events/event.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
-import { DEFAULT_PAGE_SIZE } from '../schemas.js';
 import type { CursorCodec } from '../service/cursor-codec.js';
 import type { Page } from '../store/store.js';
 import type {

@@ -119,7 +119,7 @@ test('the service layer and HTTP know the Store and Limiter interfaces, not an i
     (target.startsWith('store/') && target !== 'store/store.ts') ||
     target === 'limits/memory-limiter.ts' ||
     target.startsWith('limits/redis') ||
-    target.startsWith('storage/');
+    target.startsWith('journal/');
   for (const [file, targets] of graph) {
     if (!/^(service|http|idempotency)\//.test(file)) continue;
     for (const target of targets) assert.ok(!implementation(target), `${file} imports ${target}`);
@@ -141,13 +141,13 @@ test('the import checks see package imports too (each driver is found where its 
   );
 });
 
-test('the command line chooses no backend: nothing in cli/ imports store/, storage/, the Redis limiter or a driver', () => {
+test('the command line chooses no backend: nothing in cli/ imports store/, journal/, the Redis limiter or a driver', () => {
   const cli = (file: string) => file.startsWith('cli/') || file === 'cli.ts';
   assert.ok([...graph.keys()].filter(cli).length >= 5, 'the files of cli/ are found');
   for (const [file, targets] of graph) {
     if (!cli(file)) continue;
     for (const target of targets) {
-      const chooses = target.startsWith('store/') || target.startsWith('storage/') || backend(target);
+      const chooses = target.startsWith('store/') || target.startsWith('journal/') || backend(target);
       assert.ok(!chooses, `${file} imports ${target}; the command line asks src/app/ instead`);
     }
     for (const name of packages.get(file) ?? [])
@@ -170,6 +170,18 @@ test('only app/ opens a backend: outside app/, a backend is imported by its own 
     for (const name of names.filter(isDriver)) {
       const own = DRIVERS[name] as string;
       assert.ok(file.startsWith(own), `${file} imports ${name}, the driver of ${own}`);
+    }
+  }
+});
+
+test('a folder with an index.ts is imported from outside through it alone (its sub-folders are folders of their own)', () => {
+  const folders = [...graph.keys()].filter((file) => file.endsWith('/index.ts')).map((file) => dirname(file));
+  assert.ok(folders.includes('limits'), 'the index of limits/ is found');
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const folder = dirname(target);
+      if (!folders.includes(folder) || `${dirname(file)}/`.startsWith(`${folder}/`)) continue;
+      assert.equal(target, `${folder}/index.ts`, `${file} imports ${target}, past ${folder}/index.ts`);
     }
   }
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { BackupError, decodeBackup, encodeBackup } from '../../src/backup/backup-format.js';
 import { readBackup, restoreDataDir, snapshotDataDir } from '../../src/backup/backup.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
 
 const dirs: string[] = [];
 after(async () => {

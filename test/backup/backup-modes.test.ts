@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { backupDataDir, restoreDataDir } from '../../src/backup/backup.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { newSubscription } from '../helpers/webhook-suite/fixtures.js';
 

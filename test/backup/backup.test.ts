@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Agent, request } from 'undici';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { createService } from '../../src/service/service.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { type Child, runCli, waitForListening } from '../helpers/child.js';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram } from '../../bench/histogram.js';
-import { emptyResult, type LoadResult, type RequestSpec } from '../../bench/load.js';
 import { cycleOf, mergeResults, runThreadedLoad, splitLoad, toSent } from '../../bench/load-workers.js';
+import { emptyResult, type LoadResult, type RequestSpec } from '../../bench/load.js';
 import { startFakeApi } from './fake-api.js';
 
 test('splitLoad: connections as even as can be; amount and rate in proportion, adding up exactly', () => {

@@ -6,7 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { type ApiAnswer, sendApi } from '../helpers/api-request.js';
 import { runCli, waitForListening } from '../helpers/child.js';
 import { createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';
 
@@ -24,26 +25,14 @@ after(async () => {
   await database?.drop();
 });
 
-async function send(
+const send = (
   apiUrl: string,
   key: string,
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-) {
-  const response = await request(`${apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher: agent,
-  });
-  return { status: response.statusCode, headers: response.headers, text: await response.body.text() };
-}
+): Promise<ApiAnswer> => sendApi(agent, apiUrl, key, method, path, body, headers);
 
 test(
   'an embedded store moves to PostgreSQL whole: pets, orders, ids, cursors, answers and keys',

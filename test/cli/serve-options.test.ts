@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SERVE_HELP, serveOptions } from '../../src/cli/serve.js';
-import { SETTINGS } from '../../src/config.js';
+import { SETTINGS } from '../../src/config/setting-table.js';
 import { resolveLimiterOptions } from '../../src/limits/index.js';
 
 test('the limiter flags set the fields of the limits option', () => {

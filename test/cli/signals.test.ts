@@ -7,40 +7,19 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli, waitForListening } from '../helpers/child.js';
+import { groupAlive, portFree } from '../helpers/supervised.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Whether any process of group `pgid` is left. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function groupGone(pgid: number): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (groupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
   assert.ok(!groupAlive(pgid), `a process of group ${pgid} is still running`);
-}
-
-/** Whether `port` can be bound again on 127.0.0.1. */
-async function portFree(port: number): Promise<boolean> {
-  const server = createServer();
-  server.listen({ port, host: '127.0.0.1', exclusive: true });
-  const [outcome] = (await Promise.race([once(server, 'listening'), once(server, 'error')])) as [unknown];
-  if (outcome instanceof Error) return false;
-  server.close();
-  await once(server, 'close');
-  return true;
 }
 
 /** Starts `command args` as the leader of a new process group, as a shell does for a terminal job. */

@@ -3,19 +3,16 @@
 // killed with SIGKILL is replaced, which takes over the data directory with every answered write, and
 // SIGTERM to the primary drains it and releases the lock.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { type Child, runCli } from '../helpers/child.js';
+import { type Child, runCli, runClusterPrimary, waitForMatch } from '../helpers/child.js';
+import { freePort } from '../helpers/ports.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const KEY = 'workers-test-key-0123456789';
 
@@ -58,40 +55,7 @@ test('more than one worker on the embedded log is refused in one line, exit 2, a
 /** The real service as the one worker of a cluster primary. */
 function servedByPrimary(dataDir: string, port: number): Child {
   const config = { workers: 1, exec: CLI, args: ['serve', '--port', String(port), '--data-dir', dataDir] };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/helpers/cluster-primary.ts', JSON.stringify(config)],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-async function waitFor(read: () => string, pattern: RegExp): Promise<RegExpExecArray> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(read());
-    if (match !== null) return match;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`nothing matched ${pattern} in ${read()}`);
+  return runClusterPrimary(config, { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` });
 }
 
 test(
@@ -106,8 +70,8 @@ test(
     const child = servedByPrimary(dataDir, await freePort());
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     try {
-      const [, apiUrl] = await waitFor(child.stdout, /animal-store listening on (http:\/\/\S+)/);
-      const [, pid] = await waitFor(child.stderr, /primary: 1 worker listens on one port: pids (\d+)/);
+      const [, apiUrl] = await waitForMatch(child.stdout, /animal-store listening on (http:\/\/\S+)/);
+      const [, pid] = await waitForMatch(child.stderr, /primary: 1 worker listens on one port: pids (\d+)/);
       const created: number[] = [];
       for (let index = 0; index < 20; index += 1) {
         const response = await request(`${apiUrl}/pets`, {
@@ -119,8 +83,8 @@ test(
         created.push(((await response.body.json()) as { id: number }).id);
       }
       process.kill(Number(pid), 'SIGKILL');
-      await waitFor(child.stderr, new RegExp(`worker pid ${pid} died \\(SIGKILL\\)`));
-      await waitFor(child.stderr, new RegExp(`worker pid \\d+ replaces pid ${pid} and listens`));
+      await waitForMatch(child.stderr, new RegExp(`worker pid ${pid} died \\(SIGKILL\\)`));
+      await waitForMatch(child.stderr, new RegExp(`worker pid \\d+ replaces pid ${pid} and listens`));
       assert.match(child.stderr(), /taking over a stale lock left by pid \d+/, 'the replacement took over the lock');
       const response = await request(`${apiUrl}/pets?limit=100`, { headers });
       const ids = ((await response.body.json()) as Array<{ id: number }>).map((pet) => pet.id);

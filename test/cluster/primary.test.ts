@@ -2,50 +2,23 @@
 // workers sharing one port, a stop signal drains every worker and exits 0, a worker killed with
 // SIGKILL is replaced and the replacement logged, and a worker that cannot start stops the whole.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { describeBackends } from '../../src/app/describe-backends.js';
 import { replacementDelayMs, MAX_REPLACEMENT_DELAY_MS, workersRefusal } from '../../src/cli/cluster.js';
-import type { Child } from '../helpers/child.js';
+import { type Child, runClusterPrimary, waitForMatch } from '../helpers/child.js';
+import { groupAlive } from '../helpers/supervised.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('../helpers/cluster-worker.ts', import.meta.url));
 
 function primary(workers: number, env: NodeJS.ProcessEnv = {}, detached = false): Child {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/helpers/cluster-primary.ts', JSON.stringify({ workers, exec: WORKER, args: [] })],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { process: child, stdout: () => out, stderr: () => err, exited };
+  return runClusterPrimary({ workers, exec: WORKER, args: [] }, env, detached);
 }
 
 /** Waits until `read()` matches `pattern`; resolves with the match. */
-async function waitFor(read: () => string, pattern: RegExp, what: string): Promise<RegExpExecArray> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(read());
-    if (match !== null) return match;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`${what}: nothing matched ${pattern} in ${read()}`);
-}
-
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const waitFor = (read: () => string, pattern: RegExp, what: string): Promise<RegExpExecArray> =>
+  waitForMatch(read, pattern, { what, timeoutMs: 20_000 });
 
 /** The pid of the worker that answers a request on a new connection. */
 async function answeringPid(url: string, path = '/'): Promise<number> {

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
-import { runCli } from '../helpers/child.js';
+import { runCli, waitForMatch } from '../helpers/child.js';
+import { freePort } from '../helpers/ports.js';
 import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
 import { freshPrefix, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
-import { freePort } from '../helpers/ports.js';
 
 const KEY = 'workers-shared-key-0123456789';
 const FREE_KEY = 'workers-shared-free-0123456789';
@@ -27,16 +27,6 @@ async function waitUntil(done: () => boolean, what: string, timeoutMs = 30_000):
     if (Date.now() > deadline) assert.fail(`${what} did not happen within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-async function waitFor(read: () => string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const match = pattern.exec(read());
-    if (match !== null) return match;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`nothing matched ${pattern} in ${read()}`);
 }
 
 test(
@@ -69,8 +59,8 @@ test(
     // at these timeouts, as a request that was never answered (undici's defaults are 300 s).
     const loadAgent = new Agent({ headersTimeout: 10_000, bodyTimeout: 10_000 });
     try {
-      const [, apiUrl] = await waitFor(child.stdout, /animal-store listening on (http:\/\/\S+)/);
-      const [, pids] = await waitFor(output, /2 workers listen on one port: pids (\d+, \d+)/);
+      const [, apiUrl] = await waitForMatch(child.stdout, /animal-store listening on (http:\/\/\S+)/);
+      const [, pids] = await waitForMatch(output, /2 workers listen on one port: pids (\d+, \d+)/);
       const [victim] = (pids as string).split(', ').map(Number);
 
       const statuses: number[] = [];
@@ -110,8 +100,8 @@ test(
       const workers = Array.from({ length: 16 }, (_, n) => load(n));
       await waitUntil(() => acknowledged.size >= 200, '200 creates answered 201');
       process.kill(victim as number, 'SIGKILL');
-      await waitFor(output, new RegExp(`worker pid ${victim} died \\(SIGKILL\\)`));
-      await waitFor(output, new RegExp(`worker pid \\d+ replaces pid ${victim} and listens`));
+      await waitForMatch(output, new RegExp(`worker pid ${victim} died \\(SIGKILL\\)`));
+      await waitForMatch(output, new RegExp(`worker pid \\d+ replaces pid ${victim} and listens`));
       const afterKill = acknowledged.size;
       await waitUntil(() => acknowledged.size >= afterKill + 100, '100 more creates answered 201 after the kill');
       stop = true;

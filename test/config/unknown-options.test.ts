@@ -2,10 +2,10 @@
 // it throws a TypeError naming it and the closest options, instead of being silently ignored.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
-import { resolveSettings } from '../../src/config.js';
-import { QUIET_LOGGER } from '../../src/logger.js';
 import { type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
+import { resolveSettings } from '../../src/config/settings.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 
 /** Options as a caller without the typings (JavaScript, a spread config object) may pass them. */
 function untyped(options: Record<string, unknown>): AnimalStoreOptions {

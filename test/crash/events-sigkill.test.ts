@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -84,7 +84,7 @@ test(
         warn: () => {},
       });
       try {
-        const [subscription] = (await store.webhooks.pageSubscriptions(CRASH_OWNER, 0, 10)).items;
+        const [subscription] = store.webhooks.pageSubscriptions(CRASH_OWNER, 0, 10).items;
         assert.ok(subscription !== undefined, 'the subscription survived');
         const { events } = store.state.webhooks;
         const entry = store.state.webhooks.subscriptions.get(subscription.id);
@@ -103,7 +103,7 @@ test(
           'every pet has its event, and no event is of a pet that is not there',
         );
         assert.equal(entry?.queue.size, events.size, 'one pending delivery an event, none invented');
-        const listed = await store.webhooks.pageEvents({
+        const listed = store.webhooks.pageEvents({
           type: undefined,
           after: undefined,
           limit: 1_000_000,

@@ -4,11 +4,11 @@
 // never shows up in a URL, a cookie or the server's log. Skipped with one line where chromium is absent;
 // ANIMAL_STORE_TEST_BROWSER=required (CI) makes that a failure.
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';

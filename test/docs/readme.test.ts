@@ -2,13 +2,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS, SETTINGS } from '../../src/config.js';
-import { ERRORS } from '../../src/errors.js';
+import { SETTINGS } from '../../src/config/setting-table.js';
+import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS } from '../../src/config/settings.js';
+import { ERRORS } from '../../src/core/errors.js';
 import { resolveLimiterOptions } from '../../src/limits/index.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-test('the README error table lists every code of src/errors.ts with its status, and nothing else', () => {
+test('the README error table lists every code of src/core/errors.ts with its status, and nothing else', () => {
   const rows = [...readme.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => [match[2], Number(match[1])]);
   assert.deepEqual(
     rows,

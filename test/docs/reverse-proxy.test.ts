@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Agent, request } from 'undici';
+import { freePort } from '../helpers/ports.js';
 import { startServer, TEST_KEY } from '../helpers/server.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -19,14 +19,6 @@ const present = existsSync(NGINX);
 if (!present && process.env.ANIMAL_STORE_TEST_SERVICES === 'required')
   throw new Error(`${NGINX} is missing and ANIMAL_STORE_TEST_SERVICES=required`);
 const skip = present ? false : `no nginx at ${NGINX} (apt-get install -y nginx-light)`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** nginx with the documented server block, listening on a free port in front of `upstreamPort`. */
 async function startNginx(upstreamPort: number): Promise<{ port: number; stop(): Promise<void> }> {

@@ -2,8 +2,8 @@
 // tracker's numbers, and every README section a source file names exists, so a reader can follow each
 // reference.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 

@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
-import { QUIET_LOGGER } from '../../src/logger.js';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
+import { ApiError } from '../../src/core/errors.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { call, startServer } from '../helpers/server.js';
 
 test('pets: create, get and page through, the same store that HTTP serves', async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { readListQuery } from '../../src/http/list-query.js';
 import { validateNewPet, validatePetListQuery } from '../../src/pets/validate.js';
 import { call, startServer } from '../helpers/server.js';

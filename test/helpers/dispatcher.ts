@@ -3,13 +3,13 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiKey, hashKey } from '../../src/keys/api-key.js';
-import { KeyRing } from '../../src/keys/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { createDispatcher, type DispatchContext } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { Idempotency } from '../../src/idempotency/idempotency.js';
+import { type ApiKey, hashKey } from '../../src/keys/api-key.js';
+import { KeyRing } from '../../src/keys/key-ring.js';
 import { MemoryLimiter } from '../../src/limits/index.js';
 import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
 

@@ -2,8 +2,8 @@
 // sure one subscription to pet.created exists, then creates pets without pause, many at once, printing
 // `created ID` once each create is acknowledged (its journal write resolved), until it is killed.
 // Usage: node --import tsx test/helpers/event-writer.ts DATA_DIR DURABILITY OWNER
-import { systemClock } from '../../src/clock.js';
-import type { Durability } from '../../src/storage/index.js';
+import { systemClock } from '../../src/core/clock.js';
+import type { Durability } from '../../src/journal/journal.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { newSubscription } from './webhook-suite/fixtures.js';
 
@@ -20,7 +20,7 @@ const store = await openEmbeddedStore({
   compactMinRecords: Number.MAX_SAFE_INTEGER,
   warn: (line) => process.stderr.write(`${line}\n`),
 });
-const existing = await store.webhooks.pageSubscriptions(owner, 0, 1);
+const existing = store.webhooks.pageSubscriptions(owner, 0, 1);
 if (existing.total === 0) await store.webhooks.addSubscription(newSubscription(owner, ['pet.created']), 20);
 process.stdout.write('ready\n');
 let sent = 0;

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
-import { QUIET_LOGGER } from '../../src/logger.js';
-import { CONTRACT_DATABASE_VARIABLE, createTestSchema } from './postgres.js';
 import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
+import { CONTRACT_DATABASE_VARIABLE, createTestSchema } from './postgres.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
 export const TEST_KEY = 'test-key-0123456789abcdef';

@@ -99,6 +99,16 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** Whether any process of the process group `pgid` is left. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether `port` can be bound again on 127.0.0.1. */
 export async function portFree(port: number): Promise<boolean> {
   const server = createServer();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AccessLine } from '../../src/http/access-line.js';
-import type { AccessEntry } from '../../src/logger.js';
+import type { AccessEntry } from '../../src/logging/logger.js';
 import { fakeRequest, RecordedResponse } from '../helpers/fake-http.js';
 
 test('an answered request is one access entry and one observation, with its status and duration', () => {

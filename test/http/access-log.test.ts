@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { test } from 'node:test';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { call, startServer, TEST_KEY } from '../helpers/server.js';
 
 test('each request is logged once as a JSON line without the key or the query', async () => {

@@ -3,14 +3,14 @@
 // HTTP from the limiter's numbers, and an in-memory decision taken at once, with no promise.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KeyRing } from '../../src/keys/key-ring.js';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { Admission, type AdmissionOptions } from '../../src/http/admission.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';
+import { KeyRing } from '../../src/keys/key-ring.js';
 import { MemoryLimiter } from '../../src/limits/index.js';
-import { fakeRequest } from '../helpers/fake-http.js';
 import { DISPATCH_KEY, dispatchKeyRecord } from '../helpers/dispatcher.js';
+import { fakeRequest } from '../helpers/fake-http.js';
 
 const T0_MS = Date.UTC(2027, 0, 1);
 
@@ -65,12 +65,12 @@ test('a request with a valid key within its limits is admitted at once, its rate
   });
 });
 
-test('a key over its limits is refused 429 rate_limited with Retry-After; the refusal is observed', () => {
+test('a key over its limits is refused 429 rate_limited with Retry-After; the refusal is observed', async () => {
   const { admission, refused } = setup();
   const key = admission.authenticate(withKey(), new ResponseHeaders('r'));
   if (key instanceof Promise) assert.fail('a promise');
-  admission.admit(key, new ResponseHeaders('r'));
-  admission.admit(key, new ResponseHeaders('r'));
+  await admission.admit(key, new ResponseHeaders('r'));
+  await admission.admit(key, new ResponseHeaders('r'));
   const headers = new ResponseHeaders('r');
   assert.throws(
     () => admission.admit(key, headers),
@@ -84,10 +84,10 @@ test('a request that counts against no key after all gets its token back', async
   const { admission } = setup();
   const key = admission.authenticate(withKey(), new ResponseHeaders('r'));
   if (key instanceof Promise) assert.fail('a promise');
-  admission.admit(key, new ResponseHeaders('r'));
+  await admission.admit(key, new ResponseHeaders('r'));
   await admission.refund(key);
   const headers = new ResponseHeaders('r');
-  admission.admit(key, headers);
+  await admission.admit(key, headers);
   assert.equal(fields(headers)['x-ratelimit-remaining'], '1', 'the refunded token was there to take');
 });
 

@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { QUIET_LOGGER } from '../../src/logger.js';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isWellFormedKey } from '../../src/keys/api-key.js';
 import { bearerToken } from '../../src/http/authorization.js';
+import { isWellFormedKey } from '../../src/keys/api-key.js';
 
 const BEARER = /^bearer +(\S+)$/i;
 

@@ -1,13 +1,13 @@
 // The pipeline's own guarantees: bugs become a generic 500 logged with the request id, never detailed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { described } from '../helpers/routes.js';
 import Type from 'typebox';
 import { request } from 'undici';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
+import { described } from '../helpers/routes.js';
 
 const AUTH = { authorization: `Bearer ${DISPATCH_KEY}` };
 

@@ -3,7 +3,7 @@
 // left unread closing the connection.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { ClientGoneError } from '../../src/http/body.js';
 import { answerError } from '../../src/http/error-answer.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';

@@ -3,10 +3,9 @@
 // replay answered with the status remembered (not the route's constant) and Idempotent-Replayed: true.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testRoute } from '../helpers/routes.js';
 import { request } from 'undici';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { IdempotencyKeys, idempotencyKeyOf, idempotencyScope } from '../../src/http/idempotency-key.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';
 import type { Route } from '../../src/http/route.js';
@@ -16,6 +15,7 @@ import { type Arrival, IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempot
 import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
 import { fakeRequest } from '../helpers/fake-http.js';
+import { testRoute } from '../helpers/routes.js';
 
 const withBody = { 'content-length': '2' };
 const invalidHeader = (message: string) => (error: unknown) =>

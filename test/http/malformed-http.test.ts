@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { statusesIn } from '../helpers/raw-http.js';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { pagingHeaders } from '../../src/http/list-answer.js';
 import { CursorCodec } from '../../src/service/cursor-codec.js';
 

@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
-import { QUIET_LOGGER } from '../../src/logger.js';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 

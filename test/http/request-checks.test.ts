@@ -2,7 +2,7 @@
 // limit, and the one rule, in one wording, for a field that must be sent once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { assertSentOnce, requestFault } from '../../src/http/request-checks.js';
 import { fakeRequest } from '../helpers/fake-http.js';
 

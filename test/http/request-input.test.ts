@@ -3,10 +3,10 @@
 // left unread, and nothing to wait for when there is nothing to read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testRoute } from '../helpers/routes.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { awaitContinue, readInput } from '../../src/http/request-input.js';
 import { fakeRequest, RecordedResponse } from '../helpers/fake-http.js';
+import { testRoute } from '../helpers/routes.js';
 
 const handle = () => ({ status: 200, body: '{}' });
 const create = testRoute({

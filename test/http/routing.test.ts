@@ -2,13 +2,13 @@
 // anything is refused, and the 404, 405 and 410 it comes to once the request is admitted.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testRoute } from '../helpers/routes.js';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { ResponseHeaders } from '../../src/http/response-headers.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { Routing } from '../../src/http/routing.js';
+import { testRoute } from '../helpers/routes.js';
 
 const SUNSET_MS = Date.UTC(2030, 11, 5);
 const answer = () => ({ status: 200, body: '{}' });

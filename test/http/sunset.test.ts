@@ -1,7 +1,7 @@
 // README "How the API behaves": getPet answers 410 from its sunset date on, once authenticated and within limits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { call, createPet, startServer } from '../helpers/server.js';
 
 const SUNSET_MS = Date.UTC(2030, 11, 5);

@@ -2,8 +2,8 @@
 // 409 for another body or a repeat in flight, nothing remembered for a first attempt that failed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
-import { ApiError } from '../../src/errors.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { ApiError } from '../../src/core/errors.js';
 import { bodyFingerprint, canonicalJson } from '../../src/idempotency/canonical-json.js';
 import { IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
 import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';

@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { Idempotency } from '../../src/idempotency/idempotency.js';
-import type { Store } from '../../src/store/store.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.js';
+import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
 
 const clock = new ManualClock(Date.UTC(2027, 0, 1));

@@ -2,7 +2,7 @@
 // code and the plan, limit, id or key at fault, never a flag or a command; the caller words it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { generateKey, hashKey } from '../../src/keys/api-key.js';
 import { KeyProblem, type KeyProblemDetail } from '../../src/keys/key-problem.js';
 import { KeyService } from '../../src/keys/key-service.js';

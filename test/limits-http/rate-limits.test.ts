@@ -1,7 +1,7 @@
 // README "Rate limits" against a real server: plans, 429s, the ban and failed-authentication limits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { call, startServer } from '../helpers/server.js';
 
 const START_MS = Date.UTC(2027, 0, 1);

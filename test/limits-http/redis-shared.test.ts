@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { type Child, runCli, waitForListening } from '../helpers/child.js';
+import { SERVICES_REQUIRED } from '../helpers/postgres.js';
 import {
   freshPrefix,
   privateRedisSkipReason,
@@ -16,7 +17,6 @@ import {
   startPrivateRedis,
   TEST_REDIS_URL,
 } from '../helpers/redis.js';
-import { SERVICES_REQUIRED } from '../helpers/postgres.js';
 
 const KEY = 'redis-shared-free-key-0123456789';
 const skip = await redisSkipReason();

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { PLAN_LIMITS, MemoryLimiter } from '../../src/limits/index.js';
 import { assertSaneHeaders, burst, headerListOf, headersOf, T0_MS, T0_S } from './helpers.js';
 

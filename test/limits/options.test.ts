@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { MemoryLimiter, resolveLimiterOptions } from '../../src/limits/index.js';
 import { RefusalWindow } from '../../src/limits/refusal-window.js';
 

@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { PLAN_LIMITS } from '../../src/limits/index.js';
 import { bucketState } from '../../src/limits/key-decision.js';
 import { failedAuthPolicies, keyPolicies } from '../../src/limits/policies.js';
-import { PLAN_LIMITS } from '../../src/limits/index.js';
 import { ceilSeconds, retryAfterSeconds } from '../../src/limits/seconds.js';
 
 test('durations round up to whole seconds, absorbing float noise', () => {

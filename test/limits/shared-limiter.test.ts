@@ -5,7 +5,7 @@
 // writes expires once it no longer matters.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { type Decision, type Limiter, MemoryLimiter, PLAN_LIMITS } from '../../src/limits/index.js';
 import { openRedisLimiter } from '../../src/limits/redis/open-redis-limiter.js';
 import type { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';

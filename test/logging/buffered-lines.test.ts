@@ -4,8 +4,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { bufferLines } from '../../src/buffered-lines.js';
-import { accessLogWriter, type AccessEntry, isoTimeCache, jsonString, millisecondsText } from '../../src/logger.js';
+import { bufferLines } from '../../src/logging/buffered-lines.js';
+import {
+  accessLogWriter,
+  type AccessEntry,
+  isoTimeCache,
+  jsonString,
+  millisecondsText,
+} from '../../src/logging/logger.js';
 
 test('lines written in one turn of the event loop reach the output in one write, in order', async () => {
   const chunks: string[] = [];
@@ -35,7 +41,7 @@ const ENDINGS = {
 for (const [ending, code] of Object.entries(ENDINGS)) {
   test(`nothing gathered is lost on ${ending}`, () => {
     const script = `
-      import { bufferLines } from './src/buffered-lines.ts';
+      import { bufferLines } from './src/logging/buffered-lines.ts';
       const out = bufferLines((chunk) => process.stdout.write(chunk));
       for (let i = 0; i < 1000; i++) out.write('line ' + i + '\\n');
       ${code}`;

@@ -74,13 +74,13 @@ test('the tarball holds the built package and no sources, tests or binaries', { 
     'dist/client/index.js',
     'dist/client/index.d.ts',
     'dist/cli.js',
-    'dist/storage/index.js',
+    'dist/journal/open-journal.js',
     // The /docs page's files, built into the package (no swagger-ui-dist at run time), with their licenses.
-    'dist/docs/assets/swagger-ui-bundle.js',
-    'dist/docs/assets/swagger-ui.css',
-    'dist/docs/assets/favicon-32x32.png',
-    'dist/docs/assets/LICENSE',
-    'dist/docs/assets/NOTICE',
+    'dist/http/docs/assets/swagger-ui-bundle.js',
+    'dist/http/docs/assets/swagger-ui.css',
+    'dist/http/docs/assets/favicon-32x32.png',
+    'dist/http/docs/assets/LICENSE',
+    'dist/http/docs/assets/NOTICE',
   ]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
@@ -186,7 +186,7 @@ try {
     };
     assert.equal(page.status, 200);
     assert.match(page.text, /\/docs\/swagger-ui-bundle\.js/);
-    const assets = join(consumer, 'node_modules', 'animal-store', 'dist', 'docs', 'assets');
+    const assets = join(consumer, 'node_modules', 'animal-store', 'dist', 'http', 'docs', 'assets');
     for (const [name, file] of Object.entries(files)) {
       assert.equal(file.status, 200, name);
       assert.ok(Buffer.from(file.bytes, 'base64').equals(await readFile(join(assets, name))), `${name} as installed`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { validateNewPet } from '../../src/pets/validate.js';
 
 function faultOf(body: unknown): ApiError {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { storedOrder } from '../../src/orders/stored-order.js';
 import { storedPet, withStatus } from '../../src/pets/stored-pet.js';
 import { type Change, decodeChange, decodeChangeAt, encodeChange } from '../../src/store/embedded/records.js';

@@ -7,14 +7,14 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
 import { storedPet } from '../../src/pets/stored-pet.js';
 import type { EmbeddedStore } from '../../src/store/embedded/embedded-store.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import { decodeChange, encodeChange } from '../../src/store/embedded/records.js';
 import { EmbeddedState } from '../../src/store/embedded/state.js';
 import type { Subscription } from '../../src/store/webhook-store.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
 import { attemptResult, DAY_MS, newSubscription } from '../helpers/webhook-suite/fixtures.js';
 
 const START_MS = Date.UTC(2027, 0, 1);
@@ -113,9 +113,7 @@ async function makeHistory(store: EmbeddedStore, clock: ManualClock): Promise<vo
     () => {},
     (event) => remembered('test', 202, event.json),
   );
-  const [first] = (await hooks.pageEvents({ type: 'pet.created', after: undefined, limit: 2, sinceMs: 0 })).items.slice(
-    1,
-  );
+  const [first] = hooks.pageEvents({ type: 'pet.created', after: undefined, limit: 2, sinceMs: 0 }).items.slice(1);
   await hooks.redeliver(first?.id as string, [orders.id, pets.id], remembered('redeliver', 202, '{}'));
   await hooks.recover(
     pets.id,
@@ -164,11 +162,9 @@ test('a replay rebuilds every event, subscription, pending delivery, attempt and
     const again = await open(dataDir, clock);
     try {
       assert.deepEqual(dump(again, clock.now()), before);
-      const [event] = (await again.webhooks.pageEvents({ type: undefined, after: undefined, limit: 1, sinceMs: 0 }))
-        .items;
+      const [event] = again.webhooks.pageEvents({ type: undefined, after: undefined, limit: 1, sinceMs: 0 }).items;
       await again.createPet({ name: 'after', categoryId: 1, status: 'available' }, clock.now());
-      const all = (await again.webhooks.pageEvents({ type: undefined, after: undefined, limit: 100, sinceMs: 0 }))
-        .items;
+      const all = again.webhooks.pageEvents({ type: undefined, after: undefined, limit: 100, sinceMs: 0 }).items;
       assert.equal(all[0]?.id, event?.id);
       assert.equal(all.at(-1)?.seq, before.counters?.op === 'seqs' ? before.counters.nextEvent : 0);
     } finally {
@@ -182,7 +178,7 @@ test('a compacted log holds exactly the live state, and replays to it', () =>
     const first = await open(dataDir, clock);
     await makeHistory(first, clock);
     // Changes of one subscription supersede each other: enough of them make the log worth compacting.
-    const [subscription] = (await first.webhooks.pageSubscriptions('key_a', 0, 1)).items;
+    const [subscription] = first.webhooks.pageSubscriptions('key_a', 0, 1).items;
     const id = subscription?.id as string;
     for (let index = 0; index < 60; index++) await first.webhooks.updateSubscription(id, rename(`${index}`));
     const written = first.journalWatch?.stats().records as number;
@@ -255,9 +251,9 @@ test('after a torn last record, new events never take the positions it may have 
     const again = await open(dataDir, clock);
     try {
       await again.createPet({ name: 'next', categoryId: 1, status: 'available' }, clock.now());
-      const seqs = (
-        await again.webhooks.pageEvents({ type: undefined, after: undefined, limit: 10, sinceMs: 0 })
-      ).items.map((event) => event.seq);
+      const seqs = again.webhooks
+        .pageEvents({ type: undefined, after: undefined, limit: 10, sinceMs: 0 })
+        .items.map((event) => event.seq);
       assert.deepEqual(seqs, [1, 9]);
     } finally {
       await again.close();
@@ -277,8 +273,7 @@ test('a log of the first release (no times in its records) replays with no event
       assert.equal(store.state.webhooks.events.size, 0);
       assert.equal(store.state.pets.get(1)?.status, 'pending');
       await store.createPet({ name: 'Tom', categoryId: 1, status: 'available' }, clock.now());
-      const [event] = (await store.webhooks.pageEvents({ type: undefined, after: undefined, limit: 10, sinceMs: 0 }))
-        .items;
+      const [event] = store.webhooks.pageEvents({ type: undefined, after: undefined, limit: 10, sinceMs: 0 }).items;
       assert.equal(JSON.parse(event?.json as string).data.name, 'Tom');
       assert.equal(event?.seq, 1);
     } finally {

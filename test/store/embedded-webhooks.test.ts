@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import type { Store } from '../../src/store/store.js';
 import { webhookStoreSuite } from '../helpers/webhook-store-suite.js';

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { sendApi } from '../helpers/api-request.js';
 import { type Child, runCli, waitForListening } from '../helpers/child.js';
 import { createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';
 
@@ -49,18 +50,8 @@ async function send(
   headers: Record<string, string> = {},
   key = KEY,
 ): Promise<Answer> {
-  const response = await request(`${apiUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    dispatcher: agent,
-  });
-  const text = await response.body.text();
-  return { status: response.statusCode, headers: response.headers, json: text === '' ? undefined : JSON.parse(text) };
+  const { status, headers: fields, text } = await sendApi(agent, apiUrl, key, method, path, body, headers);
+  return { status, headers: fields, json: text === '' ? undefined : JSON.parse(text) };
 }
 
 test(

@@ -4,12 +4,12 @@
 // protocol's messages, so nothing in the service is trusted to count itself.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Agent } from 'undici';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
-import { QUIET_LOGGER } from '../../src/logger.js';
-import { call, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { type CountingProxy, startCountingProxy } from '../helpers/pg-proxy.js';
 import { ADMIN_URL, createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';
-import { Agent } from 'undici';
+import { call, TEST_KEY, type TestServer } from '../helpers/server.js';
 
 const skip = await postgresSkipReason();
 let proxy: CountingProxy;

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { encodeRecord } from '../../src/journal/log-format.js';
 import { storedOrder } from '../../src/orders/stored-order.js';
 import { storedPet } from '../../src/pets/stored-pet.js';
 import { encodeChange, idsInTornRecord } from '../../src/store/embedded/records.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
 import { call, startServer } from '../helpers/server.js';
 
 const tornOrder = encodeRecord(

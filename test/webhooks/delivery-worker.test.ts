@@ -4,9 +4,9 @@
 // Time is a ManualClock that the test moves; the worker is woken with poke() instead of its timer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
-import type { Store } from '../../src/store/store.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
+import type { Store } from '../../src/store/store.js';
 import type { DeliveryRequest, DeliveryResult } from '../../src/webhooks/delivery-transport.js';
 import { type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/settings.js';
@@ -105,7 +105,7 @@ async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
     },
     async attempts(id, count) {
       for (;;) {
-        const page = await store.webhooks.pageAttempts(id, undefined, 100);
+        const page = store.webhooks.pageAttempts(id, undefined, 100);
         if (page.items.length >= count)
           return page.items.map((item) => JSON.parse(item.json) as Record<string, unknown>);
         await new Promise((resolve) => setImmediate(resolve));

@@ -2,7 +2,7 @@
 // drawn per millisecond), growing within a process whatever the clock does, unique across processes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { ID_BODY_LENGTH, newAttemptId, newSubscriptionId, TimeSortedIds } from '../../src/webhooks/ids.js';
 
 const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -2,8 +2,8 @@
 // layout, one signature per secret in force, and the secret format.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { inspect } from 'node:util';
 import { test } from 'node:test';
+import { inspect } from 'node:util';
 import {
   decodeWebhookSecret,
   newWebhookSecret,

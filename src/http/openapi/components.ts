@@ -1,7 +1,7 @@
 // What every operation of the document shares: the rate-limit headers every API answer carries, the
 // error answers any route can give (401, 429, 500, 503), the Idempotency-Key parameter, bearer security,
 // and the `components` section they live in (README "Keys and plans", "Errors").
-import { ERRORS, type ErrorCode } from '../../errors.js';
+import { ERRORS, type ErrorCode } from '../../core/errors.js';
 import type { HeaderDescription } from './operation.js';
 import { componentSchemas, type Json, schemaRef } from './schemas.js';
 

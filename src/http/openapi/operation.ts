@@ -4,7 +4,7 @@
 // so a route cannot forget it. Schemas are the TypeBox objects that validate requests; a component
 // schema is written as a `$ref` (schemas.ts).
 import type { Static, TObject, TSchema } from 'typebox';
-import type { ErrorCode } from '../../errors.js';
+import type { ErrorCode } from '../../core/errors.js';
 
 /** A header an answer carries, as the document describes it. */
 export interface HeaderDescription {

@@ -2,7 +2,7 @@
 // with what every API route shares added here: the `animals` tag, bearer security, the rate-limit headers
 // on every answer, 401/429/500/503, and for a deprecated route `deprecated`, its headers on every answer
 // and its 410. Nothing here names a path or an operation.
-import { ERRORS } from '../../errors.js';
+import { ERRORS } from '../../core/errors.js';
 import type { Deprecation, Route } from '../route.js';
 import {
   BEARER_SECURITY,

@@ -1,10 +1,10 @@
 // The schemas of the document: the TypeBox objects that validate requests, written as plain JSON Schema,
 // and the named ones (`components.schemas`) that operations refer to with a `$ref`.
 import type { TSchema } from 'typebox';
+import { ErrorSchema } from '../../core/schemas.js';
+import { EventType } from '../../events/event.js';
 import { NewOrder, Order, Orders, OrderStatus, OrderUpdate } from '../../orders/schemas.js';
 import { NewPet, Pet, Pets, PetStatus } from '../../pets/schemas.js';
-import { ErrorSchema } from '../../schemas.js';
-import { EventType } from '../../events/event.js';
 import {
   Attempt,
   Attempts,

@@ -1,6 +1,6 @@
 // The pet routes: listPets, createPet and getPet (deprecated), each its handler beside its description in
 // the OpenAPI document. Handlers hand the service the input as HTTP read it; the service checks it.
-import { mapAwaitable } from '../../awaitable.js';
+import { mapAwaitable } from '../../core/awaitable.js';
 import { ListPetsQuery, NewPet, Pet, PetId, Pets } from '../../pets/schemas.js';
 import type { Service } from '../../service/service.js';
 import { listAnswer } from '../list-answer.js';

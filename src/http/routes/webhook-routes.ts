@@ -1,6 +1,7 @@
 // The webhook and event routes (docs/events.md), each its handler beside its description in the OpenAPI
 // document. Handlers hand the webhook and event services the input as HTTP read it (the services check
 // it) with the calling key, and turn their answers into HTTP: 201 with Location, 202, 204, paging headers.
+import Type from 'typebox';
 import type { Service } from '../../service/service.js';
 import {
   Attempts,
@@ -17,7 +18,6 @@ import {
   WebhookUpdate,
   WebhookWithSecret,
 } from '../../webhooks/schemas.js';
-import Type from 'typebox';
 import type { JsonPage } from '../../webhooks/webhook-service.js';
 import { joinJson, pagingHeaders } from '../list-answer.js';
 import { readEventListQuery, readListQuery } from '../list-query.js';

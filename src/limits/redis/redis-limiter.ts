@@ -10,7 +10,7 @@
 // warning per outage. Commands fail fast while Redis is away (no offline queue, a command timeout), so
 // no request waits on it; the client reconnects by itself.
 import type { Redis, Result } from 'ioredis';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { addressDecision } from '../address-limiter.js';
 import { type Decision, type QuotaPolicy, UNLIMITED } from '../decision.js';
 import { type KeyAdmission, keyDecision } from '../key-decision.js';

@@ -1,8 +1,8 @@
 // The journal as the embedded store's change log (the storage layer under the store): a write the
 // journal cannot make durable becomes `503 unavailable`, and the log is compacted in the background
 // once enough of it is superseded.
-import { ApiError } from '../../errors.js';
-import type { Journal } from '../../storage/index.js';
+import { ApiError } from '../../core/errors.js';
+import type { Journal } from '../../journal/journal.js';
 import type { ChangeLog, EmbeddedState } from './state.js';
 
 /** Seconds a client is asked to wait after a 503 of the storage layer. */

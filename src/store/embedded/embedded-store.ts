@@ -4,15 +4,15 @@
 // see each other, as row locks do in PostgreSQL. Reads answer at once, without a turn of the event loop.
 // A change's events are recorded in its own record: the positions are handed out as the record is
 // queued, and the events (and their pending deliveries) applied with it (records.ts).
+import type { Clock } from '../../core/clock.js';
+import { eventIdLetters } from '../../events/event-id.js';
+import type { JournalWatch } from '../../journal/journal-watch.js';
+import type { Journal } from '../../journal/journal.js';
+import type { KeyTable } from '../../keys/key-table.js';
 import type { OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
-import type { Clock } from '../../clock.js';
-import { eventIdLetters } from '../../events/event-id.js';
 import type { NewPet, PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
-import type { Journal } from '../../storage/index.js';
-import type { JournalWatch } from '../../storage/journal-watch.js';
-import type { KeyTable } from '../../keys/key-table.js';
 import type {
   DecideMove,
   DecidePlacement,

@@ -3,7 +3,7 @@
 // is applied and replay rebuilds it. Changes to one subscription are serialised by a lock on its id
 // (on its owner for an addition, so that the count per owner is checked with the insert), as a row lock
 // does on PostgreSQL. Claims and leases live in this process only: one process owns the data directory.
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../core/clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
 import { type StoredEvent, TEST_EVENT_TYPE } from '../../events/event.js';
 import type { Page } from '../store.js';

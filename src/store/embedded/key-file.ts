@@ -4,8 +4,8 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../../journal/atomic-file.js';
 import { type ApiKey, PLAN_NAMES } from '../../keys/api-key.js';
-import { writeFileAtomically } from '../../storage/atomic-file.js';
 import type { KeyTable } from '../../keys/key-table.js';
 import { KEYS_RELOAD_SIGNAL } from '../../keys/service-keys.js';
 

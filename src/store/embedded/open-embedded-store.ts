@@ -3,10 +3,10 @@
 // file; without one, everything in memory for this process's life.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Clock } from '../../clock.js';
-import type { Durability } from '../../storage/index.js';
-import { CURSOR_SECRET_FILE, loadOrCreateSecret } from './cursor-secret.js';
+import type { Clock } from '../../core/clock.js';
+import type { Durability } from '../../journal/journal.js';
 import { journalChangeLog } from './change-log.js';
+import { CURSOR_SECRET_FILE, loadOrCreateSecret } from './cursor-secret.js';
 import { EmbeddedStore } from './embedded-store.js';
 import { FileKeyTable } from './key-file.js';
 import { MemoryKeyTable } from './memory-key-table.js';
@@ -43,7 +43,7 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     });
   }
   // Loaded only with a data directory: an in-memory embedding never needs the storage layer.
-  const { openJournal } = await import('../../storage/index.js');
+  const { openJournal } = await import('../../journal/open-journal.js');
   // Records are decoded from the log's bytes and applied as replay finds them, so that nothing but the
   // pets themselves outlives a record (a million changes held until the end doubled the time start-up
   // spent collecting garbage). A record this service did not write stops start-up, naming it. Writes

@@ -2,7 +2,7 @@
 // webhook half (events, subscriptions, deliveries, attempts). A change is written to the log first and
 // applied only once the log accepted it; replay at start-up applies the same records through the same
 // `apply`, so the memory always equals a replay of the file, events and deliveries included.
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../core/clock.js';
 import { orderEvents } from '../../events/event.js';
 import { MemoryIdempotencyTable } from './idempotency-table.js';
 import { OrderCollection, PetCollection } from './indexed-collection.js';

@@ -2,7 +2,7 @@
 // the connection lost, a statement over its time limit, no connection free in time) as opposed to a
 // mistake in a statement. The first kind is answered 503 with Retry-After, so that clients retry; the
 // second is a bug, answered 500 and logged.
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../core/errors.js';
 
 /** Whole seconds a client is asked to wait while the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;

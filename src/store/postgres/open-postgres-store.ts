@@ -2,7 +2,7 @@
 // line naming its address and the cause), bring the schema up to date, read the shared cursor secret,
 // and set up the pool every request uses.
 import pg from 'pg';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../core/clock.js';
 import { describeDatabase } from './faults.js';
 import { PostgresIdempotencyTable, sweepExpired } from './idempotency-table.js';
 import { PostgresKeyTable } from './key-table.js';

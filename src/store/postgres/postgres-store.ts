@@ -7,11 +7,11 @@
 // A write resolves only after COMMIT has returned: an answer 201 is durable on the server.
 import { randomInt } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { KeyTable } from '../../keys/key-table.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import { type NewPet, PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
 import { type StoredPet, storedPet, withStatus } from '../../pets/stored-pet.js';
-import type { KeyTable } from '../../keys/key-table.js';
 import type {
   DecideMove,
   DecidePlacement,

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { eventJson } from '../../../src/events/event.js';
 import type { Subscription } from '../../../src/store/webhook-store.js';
 import type { OpenStore } from '../webhook-store-suite.js';
+import { deliveryFollowUpTests } from './delivery-follow-ups.js';
 import {
   LONG_LEASE_MS,
   MINUTE_MS,
@@ -17,7 +18,6 @@ import {
   subscribe,
   withStore,
 } from './fixtures.js';
-import { deliveryFollowUpTests } from './delivery-follow-ups.js';
 
 const disable = (current: Subscription | undefined): Subscription => ({
   ...(current as Subscription),

@@ -84,7 +84,11 @@ export function subscriptionTests(open: OpenStore): void {
         { fingerprint: created.fingerprint, status: 201, body: created.body, expiresAtMs: created.expiresAtMs },
       );
       const rotated = remembered('rotate-1', 200, '{"secret":"whsec_new"}');
-      await store.webhooks.updateSubscription(added.id, (current) => current as Subscription, () => rotated);
+      await store.webhooks.updateSubscription(
+        added.id,
+        (current) => current as Subscription,
+        () => rotated,
+      );
       assert.equal((await store.idempotency.find(rotated.scope, rotated.key, Date.now()))?.status, 200);
       const full = remembered('create-2', 201, '{}');
       assert.equal(await store.webhooks.addSubscription(newSubscription('key_a', ['pet.created']), 1, full), undefined);

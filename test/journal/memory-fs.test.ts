@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import { writeAll } from '../../src/storage/storage-fs.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import { writeAll } from '../../src/journal/storage-fs.js';
 
 const bytes = (text: string) => Buffer.from(text);
 

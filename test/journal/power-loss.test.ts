@@ -4,10 +4,10 @@
 
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import type { Durability, Journal } from '../../src/storage/journal.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import { openTestJournal, pet } from '../helpers/storage-journal.js';
-import { randomInt, seededRandom } from '../helpers/storage-prng.js';
+import type { Durability, Journal } from '../../src/journal/journal.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import { openTestJournal, pet } from '../helpers/journal.js';
+import { randomInt, seededRandom } from '../helpers/seeded-random.js';
 
 const SEEDS = 40;
 const CYCLES = 3;

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { encodeRecord, parseRecord } from '../../src/storage/log-format.js';
+import { encodeRecord, parseRecord } from '../../src/journal/log-format.js';
 
 test('a record is one line: byte length, crc32 in hex, payload, newline', () => {
   const payload = '{"id":1,"name":"Rex"}';

@@ -20,13 +20,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CorruptLogError } from '../../src/storage/errors.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
-import { nodeFs } from '../../src/storage/node-fs.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import { replay } from '../../src/storage/replay.js';
-import type { StorageFs } from '../../src/storage/storage-fs.js';
-import { pet } from '../helpers/storage-journal.js';
+import { CorruptLogError } from '../../src/journal/errors.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
+import { nodeFs } from '../../src/journal/node-fs.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { replay } from '../../src/journal/replay.js';
+import type { StorageFs } from '../../src/journal/storage-fs.js';
+import { pet } from '../helpers/journal.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'animal-store-storage-'));
@@ -160,8 +160,8 @@ test('on a real disk: compaction renames a complete new log into place', async (
 
 test("a journal left open under 'interval' does not keep its process alive", async (t) => {
   const dir = await tempDir(t);
-  const storage = fileURLToPath(new URL('../../src/storage/index.ts', import.meta.url));
-  const script = `import { openJournal } from ${JSON.stringify(storage)};
+  const openJournalModule = fileURLToPath(new URL('../../src/journal/open-journal.ts', import.meta.url));
+  const script = `import { openJournal } from ${JSON.stringify(openJournalModule)};
 const { journal } = await openJournal({ dir: process.argv[1], durability: 'interval', intervalMs: 5 });
 await journal.append('{"id":1}');
 console.log('appended');`;
@@ -186,7 +186,7 @@ console.log('appended');`;
 test('processes that find the same stale lock at the same moment: exactly one takes it over', async (t) => {
   const dir = await tempDir(t);
   await mkdir(dir);
-  const lock = fileURLToPath(new URL('../../src/storage/lock.ts', import.meta.url));
+  const lock = fileURLToPath(new URL('../../src/journal/lock.ts', import.meta.url));
   // Each waits for the same instant, then takes the lock; an owner holds it a while, so the others see it alive.
   const script = `import { acquireLock } from ${JSON.stringify(lock)};
 const [dir, at] = [process.argv[1], Number(process.argv[2])];

@@ -7,10 +7,10 @@ import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { writeFileAtomically } from '../../src/storage/atomic-file.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import { pet } from '../helpers/storage-journal.js';
+import { writeFileAtomically } from '../../src/journal/atomic-file.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { pet } from '../helpers/journal.js';
 
 const skip = process.platform === 'win32' ? 'file modes are POSIX' : false;
 const modeOf = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;

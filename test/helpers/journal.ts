@@ -1,10 +1,10 @@
 // Helpers for storage tests: a journal on a MemoryFs that collects its warnings, and a replay of what a file holds.
 
-import type { Journal } from '../../src/storage/journal.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import type { JournalOptions, ReplayedLog } from '../../src/storage/open-journal.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import { replay } from '../../src/storage/replay.js';
+import type { Journal } from '../../src/journal/journal.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import type { JournalOptions, ReplayedLog } from '../../src/journal/open-journal.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { replay } from '../../src/journal/replay.js';
 
 /** The data directory the in-memory tests use. */
 export const DATA_DIR = '/data';

@@ -2,8 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { crc32Of } from '../../src/storage/crc32.js';
-import { randomInt, seededRandom } from '../helpers/storage-prng.js';
+import { crc32Of } from '../../src/journal/crc32.js';
+import { randomInt, seededRandom } from '../helpers/seeded-random.js';
 
 test("crc32Of equals node:zlib's crc32 on every length from 0 to 300 bytes, at any offset", () => {
   const random = seededRandom(0xc3c32);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
-import { StorageUnavailableError } from '../../src/storage/errors.js';
-import type { Journal } from '../../src/storage/journal.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import { replay } from '../../src/storage/replay.js';
+import { StorageUnavailableError } from '../../src/journal/errors.js';
+import type { Journal } from '../../src/journal/journal.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { replay } from '../../src/journal/replay.js';
 import { call, type Reply, startServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);

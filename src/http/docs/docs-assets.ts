@@ -1,11 +1,11 @@
 // The files of the API reference page at /docs: Swagger UI's, never from a CDN, so the page works with
 // no internet. Read once, when the service is built, never per request, from the first of:
 //   1. the single executable's embedded assets (scripts/build-binary.mjs puts them there);
-//   2. assets/ beside this module, which is dist/docs/assets/ in the package: `npm run build` copies
+//   2. assets/ beside this module, which is dist/http/docs/assets/ in the package: `npm run build` copies
 //      them there from swagger-ui-dist (scripts/copy-docs-assets.mjs). So the package needs no
 //      swagger-ui-dist at run time, and it is a development dependency only: its own dependency runs an
 //      analytics script at install time in the project that installs it, which a consumer must not get;
-//   3. the swagger-ui-dist package in node_modules, when running from the sources (src/docs/assets/
+//   3. the swagger-ui-dist package in node_modules, when running from the sources (src/http/docs/assets/
 //      does not exist): development and tests.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,7 +28,7 @@ interface SeaAssets {
   getRawAsset(name: string): ArrayBuffer;
 }
 
-/** Where the build puts the files: assets/ beside this module (dist/docs/assets/ once built). */
+/** Where the build puts the files: assets/ beside this module (dist/http/docs/assets/ once built). */
 export function builtDocsAssetsDir(): string {
   return fileURLToPath(new URL('./assets/', import.meta.url));
 }

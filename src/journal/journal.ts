@@ -192,7 +192,7 @@ export class Journal {
 
   async #work(): Promise<void> {
     // Appends made in the same turn of the event loop join the first flush.
-    await null;
+    await Promise.resolve();
     // The batch flushed last, resolved only after the next flush's write was started (or at the end).
     let settle: Settle | undefined;
     const resolveFlushed = (): void => {

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { CorruptLogError, StorageUnavailableError } from '../../src/storage/errors.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
-import type { FsOp } from '../../src/storage/memory-fs.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import { openJournal } from '../../src/storage/open-journal.js';
-import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/storage-journal.js';
+import { CorruptLogError, StorageUnavailableError } from '../../src/journal/errors.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
+import type { FsOp } from '../../src/journal/memory-fs.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import { openJournal } from '../../src/journal/open-journal.js';
+import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/journal.js';
 
 function countCalls(fs: MemoryFs): Map<FsOp, number> {
   const counts = new Map<FsOp, number>();

@@ -3,11 +3,11 @@
 
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { StorageUnavailableError } from '../../src/storage/errors.js';
-import type { Journal } from '../../src/storage/journal.js';
-import type { MemoryFs } from '../../src/storage/memory-fs.js';
-import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile } from '../helpers/storage-journal.js';
-import { seededRandom } from '../helpers/storage-prng.js';
+import { StorageUnavailableError } from '../../src/journal/errors.js';
+import type { Journal } from '../../src/journal/journal.js';
+import type { MemoryFs } from '../../src/journal/memory-fs.js';
+import { DATA_DIR, LOG_PATH, openTestJournal, payloadsOnFile } from '../helpers/journal.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 interface Change {
   id: number;

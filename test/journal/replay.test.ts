@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { CorruptLogError } from '../../src/storage/errors.js';
-import { encodeRecord } from '../../src/storage/log-format.js';
-import { replay } from '../../src/storage/replay.js';
+import { CorruptLogError } from '../../src/journal/errors.js';
+import { encodeRecord } from '../../src/journal/log-format.js';
+import { replay } from '../../src/journal/replay.js';
 
 const payloads = ['{"id":1,"name":"Rex"}', '{"id":2,"name":"Łajka"}', '{"id":3,"name":"Tom 🐈"}'];
 const log = Buffer.from(payloads.map(encodeRecord).join(''));

@@ -4,12 +4,12 @@
 
 import { strict as assert } from 'node:assert';
 import { after, test } from 'node:test';
-import { StorageUnavailableError } from '../../src/storage/errors.js';
-import type { Durability, Journal } from '../../src/storage/journal.js';
-import type { Fault, FsOp } from '../../src/storage/memory-fs.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import { LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/storage-journal.js';
-import { seededRandom } from '../helpers/storage-prng.js';
+import { StorageUnavailableError } from '../../src/journal/errors.js';
+import type { Durability, Journal } from '../../src/journal/journal.js';
+import type { Fault, FsOp } from '../../src/journal/memory-fs.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import { LOG_PATH, openTestJournal, payloadsOnFile, pet } from '../helpers/journal.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DataDirLockedError } from '../../src/storage/errors.js';
-import { acquireLock, isProcessAlive } from '../../src/storage/lock.js';
-import { MemoryFs } from '../../src/storage/memory-fs.js';
-import { openJournal } from '../../src/storage/open-journal.js';
+import { DataDirLockedError } from '../../src/journal/errors.js';
+import { acquireLock, isProcessAlive } from '../../src/journal/lock.js';
+import { MemoryFs } from '../../src/journal/memory-fs.js';
+import { openJournal } from '../../src/journal/open-journal.js';
 
 /** The pid of a process that has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -110,7 +110,7 @@ test('on a real disk, another process cannot take a directory this one holds', a
   t.after(() => rm(dir, { recursive: true, force: true }));
   const release = await acquireLock(dir);
   assert.equal(await readFile(join(dir, 'LOCK'), 'utf8'), `${process.pid}\n`);
-  const lockModule = fileURLToPath(new URL('../../src/storage/lock.ts', import.meta.url));
+  const lockModule = fileURLToPath(new URL('../../src/journal/lock.ts', import.meta.url));
   const script = `import { acquireLock } from ${JSON.stringify(lockModule)};
 try { await acquireLock(process.argv[1]); console.log('acquired'); } catch (e) { console.error(e.message); process.exit(3); }`;
   const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
