@@ -3,7 +3,7 @@
 // limiter shared through Redis; otherwise the in-memory one, which keeps its state file in the data
 // directory, if there is one.
 import { join, resolve } from 'node:path';
-import type { Clock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { Settings } from '../config.js';
 import { type Limiter, type LimiterOptions, MemoryLimiter } from '../limits/index.js';
 import { openEmbeddedStore } from '../store/embedded/open-embedded-store.js';
@@ -45,6 +45,9 @@ export async function openLimiter(
       unavailable: settings.limiterUnavailable,
       limits: options,
       warn,
+      // A program that passes a clock of its own (a test's ManualClock) has the scripts timed by it, as
+      // the in-memory limiter is; with the real clock, Redis's TIME keeps instances in agreement.
+      ...(clock !== systemClock && { time: () => clock.now() }),
     });
   }
   if (settings.dataDir === undefined) return new MemoryLimiter(clock, options);
