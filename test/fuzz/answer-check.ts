@@ -19,6 +19,14 @@ export interface Problem {
   detail: string;
 }
 
+/**
+ * A field value as the recipient reads it: without the spaces and tabs around it (RFC 9110 §5.5), and
+ * only those; String.prototype.trim would also take U+00A0, which a client may send as obs-text.
+ */
+function withoutWhitespace(value: string): string {
+  return value.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
 /** The JSON body of an answer, or undefined when it has none or it is not JSON. */
 export function jsonOf(answer: Answer): unknown {
   try {
@@ -45,8 +53,15 @@ export function answerProblems(
   const answeredId = answer.headers['x-request-id'];
   if (typeof answeredId !== 'string' || !VALID_REQUEST_ID.test(answeredId))
     problems.push({ property: 'a request id on every answer', detail: `X-Request-Id ${JSON.stringify(answeredId)}` });
-  else if (typeof sentId === 'string' && VALID_REQUEST_ID.test(sentId.trim()) && answeredId !== sentId.trim())
-    problems.push({ property: 'the client request id echoed', detail: `sent ${sentId}, answered ${answeredId}` });
+  else if (
+    typeof sentId === 'string' &&
+    VALID_REQUEST_ID.test(withoutWhitespace(sentId)) &&
+    answeredId !== withoutWhitespace(sentId)
+  )
+    problems.push({
+      property: 'the client request id echoed',
+      detail: `sent ${JSON.stringify(sentId)}, answered ${answeredId} with ${answer.status}`,
+    });
 
   const reached = findOperation(document, request.method, request.path.split('?')[0] as string);
   if (reached === undefined) return problems;
