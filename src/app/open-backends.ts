@@ -5,7 +5,7 @@
 // choice means, for whoever must know without opening anything (the command line).
 import { join, resolve } from 'node:path';
 import type { Settings } from '../config/settings.js';
-import type { Clock } from '../core/clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { JournalWatch } from '../journal/journal-watch.js';
 import { type Limiter, type LimiterOptions, MemoryLimiter } from '../limits/index.js';
 import { openEmbeddedStore } from '../store/embedded/open-embedded-store.js';
@@ -61,6 +61,9 @@ export async function openLimiter(
       unavailable: settings.limiterUnavailable,
       limits: options,
       warn,
+      // A program that passes a clock of its own (a test's ManualClock) has the scripts timed by it, as
+      // the in-memory limiter is; with the real clock, Redis's TIME keeps instances in agreement.
+      ...(clock !== systemClock && { time: () => clock.now() }),
     });
   }
   if (settings.dataDir === undefined) return new MemoryLimiter(clock, options);

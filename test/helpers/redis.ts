@@ -16,6 +16,12 @@ const run = promisify(execFile);
 /** The Redis the tests use. */
 export const TEST_REDIS_URL = process.env.ANIMAL_STORE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * The Redis the shared contract suite runs its services' limiters on, when it runs on Redis (see
+ * test/store/postgres-contract.test.ts); undefined keeps them on the in-memory limiter.
+ */
+export const CONTRACT_REDIS_VARIABLE = 'ANIMAL_STORE_TEST_CONTRACT_REDIS';
+
 /** A prefix no other run uses. */
 export function freshPrefix(): string {
   return `animal-store-test:${process.pid}:${randomBytes(4).toString('hex')}:`;

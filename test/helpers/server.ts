@@ -6,6 +6,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { CONTRACT_DATABASE_VARIABLE, createTestSchema } from './postgres.js';
+import { CONTRACT_REDIS_VARIABLE, freshPrefix } from './redis.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
 export const TEST_KEY = 'test-key-0123456789abcdef';
@@ -19,6 +20,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * The Redis prefix of each data directory a contract-suite service ran on: a service started again on
+ * the same directory is the same deployment, so it finds the limiter state its predecessor left, as it
+ * finds the in-memory limiter's saved file.
+ */
+const prefixOfDataDir = new Map<string, string>();
+
 /** Starts a service on 127.0.0.1:0; with `onDisk`, in a fresh temporary data directory. */
 export async function startServer(options: AnimalStoreOptions & { onDisk?: boolean } = {}): Promise<TestServer> {
   const { onDisk = false, ...rest } = options;
@@ -27,6 +35,16 @@ export async function startServer(options: AnimalStoreOptions & { onDisk?: boole
   const contractDatabase = process.env[CONTRACT_DATABASE_VARIABLE];
   if (contractDatabase !== undefined && !onDisk && rest.dataDir === undefined && rest.databaseUrl === undefined)
     rest.databaseUrl = await createTestSchema(contractDatabase);
+  // The contract suite on Redis: every service a test starts, on disk or not (the limiter does not
+  // depend on the store), keeps its limits in Redis under a fresh key prefix of its own.
+  const contractRedis = process.env[CONTRACT_REDIS_VARIABLE];
+  if (contractRedis !== undefined && rest.redisUrl === undefined) {
+    const directory = dataDir ?? rest.dataDir;
+    const prefix = (directory === undefined ? undefined : prefixOfDataDir.get(directory)) ?? freshPrefix();
+    if (directory !== undefined) prefixOfDataDir.set(directory, prefix);
+    rest.redisUrl = contractRedis;
+    rest.redisPrefix = prefix;
+  }
   const app = await createAnimalStore({
     keys: [{ key: TEST_KEY, plan: 'enterprise', perMinute: 1_000_000, perDay: 100_000_000 }],
     logger: QUIET_LOGGER,
