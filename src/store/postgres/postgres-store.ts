@@ -4,9 +4,12 @@
 // sell one pet twice. Ids come from sequences, which never hand out a number twice, even when a
 // transaction rolls back. Totals come from the counts table, which every write updates in the same
 // transaction, so a listing's X-Total-Count costs a sum over a few rows, whatever the table's size.
+// Every change records its events, and their deliveries to the subscriptions of their types, in that
+// same statement (store-statements.ts); the webhook part of the store is webhook-store.ts.
 // A write resolves only after COMMIT has returned: an answer 201 is durable on the server.
 import { randomInt } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import { eventId, eventIdLetters } from '../../events/event-id.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
 import { type NewPet, PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
@@ -24,6 +27,16 @@ import type {
 } from '../store.js';
 import { isUnavailable, unavailableError } from './faults.js';
 import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
+import {
+  afterId,
+  countChanges,
+  pageQueries,
+  recordEventsClause,
+  recordEventsParams,
+  rememberClause,
+  rememberParams,
+} from './store-statements.js';
+import type { PostgresWebhookStore } from './webhook-store.js';
 
 /** What a PostgresStore is made of; see openPostgresStore. */
 export interface PostgresStoreParts {
@@ -31,6 +44,7 @@ export interface PostgresStoreParts {
   cursorSecret: Buffer;
   keys: KeyTable;
   idempotency: IdempotencyTable;
+  webhooks: PostgresWebhookStore;
   /** Told when the database stops answering and when it answers again (once each per outage). */
   onAvailability: (available: boolean, cause: string) => void;
   /** Called by close() before the pool ends: stops what runs on its own (the sweep of expired rows). */
@@ -62,9 +76,6 @@ interface OrderWithPetRow extends OrderRow {
   pet_json: string;
 }
 
-/** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
-const afterId = (json: string): string => json.slice(json.indexOf(','));
-
 const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet => ({
   id: Number(row.id),
   status: row.status,
@@ -74,55 +85,8 @@ const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet 
 const orderOf = (row: OrderRow): StoredOrder =>
   storedOrder(Number(row.id), Number(row.pet_id), row.status, row.created_at);
 
-/** The listing statements, one per filter (none, or a status), named so the server prepares each once. */
-function pageQueries<S extends string>(
-  table: 'pets' | 'orders',
-  statuses: readonly S[],
-  column: (status: S) => string,
-): { all: string; byStatus: Map<S, string> } {
-  // The page is read one row past the limit, to know whether another page follows.
-  const page = (where: string): string =>
-    `SELECT t.total, p.id, p.status, p.json
-       FROM (SELECT sum(%TOTAL%)::bigint AS total FROM counts) AS t
-       LEFT JOIN LATERAL (SELECT id, status, json FROM ${table} WHERE ${where} ORDER BY id LIMIT $2) AS p ON true
-      ORDER BY p.id`;
-  return {
-    all: page('id > $1').replace('%TOTAL%', statuses.map(column).join(' + ')),
-    byStatus: new Map(
-      statuses.map((status) => [status, page(`status = '${status}' AND id > $1`).replace('%TOTAL%', column(status))]),
-    ),
-  };
-}
-
 const PET_PAGES = pageQueries('pets', PET_STATUSES, petCountColumn);
 const ORDER_PAGES = pageQueries('orders', ORDER_STATUSES, orderCountColumn);
-
-/** `SET` clauses of the counts table for the given changes of each column; a column named twice is summed. */
-function countChanges(changes: ReadonlyArray<[column: string, delta: number]>): string {
-  const sums = new Map<string, number>();
-  for (const [column, delta] of changes) sums.set(column, (sums.get(column) ?? 0) + delta);
-  const sets = [...sums]
-    .filter(([, delta]) => delta !== 0)
-    .map(([column, delta]) => `${column} = ${column} + ${delta}`);
-  // A change that moves nothing still locks and writes its slot, so every write has the same shape.
-  return sets.length === 0 ? 'slot = slot' : sets.join(', ');
-}
-
-/** The idempotency record kept with a change, as the statement's last parameters ($k … $k+4), or nulls. */
-const rememberParams = (remember: IdempotencyRecord | undefined): unknown[] =>
-  remember === undefined
-    ? [null, null, null, null, null]
-    : [remember.scope, remember.key, remember.fingerprint, remember.status, remember.expiresAtMs];
-
-/** Keeps the created item's JSON (`jsonExpression`, from the CTE `created`) as the remembered answer. */
-const rememberClause = (first: number, jsonExpression: string): string => `
-  remembered AS (
-    INSERT INTO idempotency_answers (scope, key, fingerprint, status, body, expires_at)
-    SELECT $${first}, $${first + 1}, $${first + 2}, $${first + 3}, ${jsonExpression}, $${first + 4}
-      FROM created WHERE $${first}::text IS NOT NULL
-    ON CONFLICT (scope, key) DO UPDATE
-      SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
-  )`;
 
 /** The Store on a PostgreSQL database shared by every instance. */
 export class PostgresStore implements Store {
@@ -130,7 +94,10 @@ export class PostgresStore implements Store {
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
   readonly idempotency: IdempotencyTable;
+  readonly webhooks: PostgresWebhookStore;
   readonly #pool: Pool;
+  /** The text every event id of this store starts with: the id of position 0 without its digit. */
+  readonly #eventIdPrefix: string;
   readonly #onAvailability: (available: boolean, cause: string) => void;
   readonly #onClose: () => Promise<void>;
   #available = true;
@@ -142,6 +109,8 @@ export class PostgresStore implements Store {
     this.cursorSecret = parts.cursorSecret;
     this.keys = parts.keys;
     this.idempotency = parts.idempotency;
+    this.webhooks = parts.webhooks;
+    this.#eventIdPrefix = eventId(eventIdLetters(parts.cursorSecret), 0).slice(0, -1);
     this.#onAvailability = parts.onAvailability;
     this.#onClose = parts.onClose;
   }
@@ -157,24 +126,26 @@ export class PostgresStore implements Store {
     return this.#page(PET_PAGES, request, (row) => petOf(row));
   }
 
-  async createPet(pet: Required<NewPet>, remember?: IdempotencyRecord): Promise<StoredPet> {
+  async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
     const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+    // The name is in the JSON only: a text column cannot hold the U+0000 a name may contain.
     const text = `
       WITH created AS (
-        INSERT INTO pets (id, name, category_id, status, json)
-        SELECT next.id, $1, $2, $3, '{"id":' || next.id || $4 FROM (SELECT nextval('pet_ids') AS id) AS next
+        INSERT INTO pets (id, category_id, status, json)
+        SELECT next.id, $1, $2, '{"id":' || next.id || $3 FROM (SELECT nextval('pet_ids') AS id) AS next
         RETURNING id, status, json
       ),
-      counted AS (UPDATE counts SET ${countChanges([[petCountColumn(pet.status), 1]])} WHERE slot = $5),
-      ${rememberClause(6, 'created.json')}
+      counted AS (UPDATE counts SET ${countChanges([[petCountColumn(pet.status), 1]])} WHERE slot = $4),
+      ${rememberClause(5, 'created.json')},
+      ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
       SELECT id, status, json FROM created`;
     const params = [
-      pet.name,
       pet.categoryId,
       pet.status,
       afterId(json),
       randomInt(COUNT_SLOTS),
       ...rememberParams(remember),
+      ...recordEventsParams(atMs, this.#eventIdPrefix),
     ];
     const { rows } = await this.#query<PetRow>(this.#statement(text, params));
     return petOf(rows[0] as PetRow);
@@ -217,7 +188,14 @@ export class PostgresStore implements Store {
         ),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $1),
         counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, undefined))} WHERE slot = $7),
-        ${rememberClause(8, 'created.json')}
+        ${rememberClause(8, 'created.json')},
+        ${recordEventsClause(
+          [
+            { type: 'order.created', data: '(SELECT json FROM created)' },
+            { type: 'pet.updated', data: '$6::text' },
+          ],
+          13,
+        )}
         SELECT id FROM created`;
       const params = [
         petId,
@@ -228,13 +206,14 @@ export class PostgresStore implements Store {
         withStatus(pet, move.petStatus).json,
         randomInt(COUNT_SLOTS),
         ...rememberParams(remember),
+        ...recordEventsParams(Date.parse(createdAt), this.#eventIdPrefix),
       ];
       const written = await client.query<{ id: string }>(this.#statement(text, params));
       return storedOrder(Number(written.rows[0]?.id), petId, move.orderStatus, createdAt);
     });
   }
 
-  moveOrder(orderId: number, decide: DecideMove): Promise<StoredOrder> {
+  moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
     return this.#transaction(async (client) => {
       // The order and its pet are locked together (every order has its pet: a foreign key says so).
       const { rows } = await client.query<OrderWithPetRow>(
@@ -256,7 +235,14 @@ export class PostgresStore implements Store {
       const text = `
         WITH moved AS (UPDATE orders SET status = $2, json = $3 WHERE id = $1),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $4),
-        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, order.status))} WHERE slot = $7)
+        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, order.status))} WHERE slot = $7),
+        ${recordEventsClause(
+          [
+            { type: 'order.updated', data: '$3::text' },
+            { type: 'pet.updated', data: '$6::text' },
+          ],
+          8,
+        )}
         SELECT 1`;
       await client.query(
         this.#statement(text, [
@@ -267,6 +253,7 @@ export class PostgresStore implements Store {
           move.petStatus,
           withStatus(pet, move.petStatus).json,
           randomInt(COUNT_SLOTS),
+          ...recordEventsParams(atMs, this.#eventIdPrefix),
         ]),
       );
       return moved;
