@@ -1,6 +1,7 @@
 // The statements of the PostgreSQL webhook store, and how its rows become the seam's values. What a
 // client wrote (a URL, a description) is kept only inside JSON text, never in a text column of its
 // own: a description may hold U+0000, which text cannot, and which JSON writes as the escape \u0000.
+import type { QueryConfig } from 'pg';
 import type { DeliveredEventType, EventType, StoredEvent } from '../../events/event.js';
 import type { NewSubscription, RememberedWrite, Subscription, SubscriptionSecret } from '../webhook-store.js';
 import { DELIVERIES_CHANNEL } from './schema.js';
@@ -280,3 +281,13 @@ export function pageEventsStatement(byType: boolean): string {
       ) AS e ON true
      ORDER BY e.xid, e.seq`;
 }
+
+/** A statement named so the server prepares it once per connection. */
+export const named = (name: string, text: string, values: unknown[]): QueryConfig => ({
+  name: `animal_store_wh_${name}`,
+  text,
+  values,
+});
+
+/** A statement of SQL, named. */
+export const statement = (key: keyof typeof SQL, values: unknown[]): QueryConfig => named(key, SQL[key], values);

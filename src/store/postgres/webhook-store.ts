@@ -5,7 +5,7 @@
 // pending deliveries are a queue that instances claim with FOR UPDATE SKIP LOCKED and a lease (an
 // instance that dies mid-attempt leaves its deliveries to be claimed again when the lease ends); and
 // /events lists in an order that no commit can still add to in the past (see pageEvents).
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { type StoredEvent, TEST_EVENT_TYPE, eventJson } from '../../events/event.js';
@@ -24,16 +24,16 @@ import type {
   WebhookStore,
 } from '../webhook-store.js';
 import type { DeliveryListener } from './delivery-listener.js';
-import { orUnavailable } from './faults.js';
+import { PostgresDeliveryQueue } from './delivery-queue.js';
+import { inTransaction, pageOf, rowsOf } from './queries.js';
 import {
   type EventRow,
-  PURGE_BATCH,
-  SQL,
   type SubscriptionRow,
   eventOf,
-  finishAttemptStatement,
+  named,
   pageEventsStatement,
   rememberWriteParams,
+  statement,
   subscriptionOf,
   subscriptionParams,
 } from './webhook-statements.js';
@@ -48,23 +48,11 @@ export interface PostgresWebhookStoreParts {
   clock: Clock;
 }
 
-interface ClaimRow extends EventRow {
-  id: string;
-  attempts_made: number;
-  webhook_id: string;
-  owner_key_id: string;
-  failing_since_ms: string | null;
-  webhook_json: string;
-}
-
 /** The largest bigint: "before every attempt" when no position is given. */
 const NEWEST = '9223372036854775807';
 
 /** Whether a client's text can be a key of a row: text cannot hold U+0000, and no id the service made has it. */
 const storable = (text: string): boolean => !text.includes('\u0000');
-
-/** A delivery id as the database has it, or null for text that no delivery id is. */
-const deliveryKey = (id: string): string | null => (/^[1-9][0-9]{0,17}$/.test(id) ? id : null);
 
 /** An event position issued by pageEvents (`xid:seq`), or a bare position (a store migrated from the embedded one). */
 function parsePosition(position: string | undefined): [xid: string | null, seq: string] {
@@ -79,26 +67,18 @@ function parsePosition(position: string | undefined): [xid: string | null, seq: 
   return [match[1] ?? null, match[2] as string];
 }
 
-/** A statement of webhook-statements.ts, named so the server prepares it once per connection. */
-const named = (name: string, text: string, values: unknown[]): QueryConfig => ({
-  name: `animal_store_wh_${name}`,
-  text,
-  values,
-});
-const statement = (key: keyof typeof SQL, values: unknown[]): QueryConfig => named(key, SQL[key], values);
-
 /** The WebhookStore of a PostgreSQL database shared by every instance. */
 export class PostgresWebhookStore implements WebhookStore {
   readonly #pool: Pool;
-  readonly #listener: DeliveryListener;
   readonly #letters: string;
   readonly #clock: Clock;
+  readonly #queue: PostgresDeliveryQueue;
 
   constructor(parts: PostgresWebhookStoreParts) {
     this.#pool = parts.pool;
-    this.#listener = parts.listener;
     this.#letters = eventIdLetters(parts.cursorSecret);
     this.#clock = parts.clock;
+    this.#queue = new PostgresDeliveryQueue(parts.pool, parts.listener, this.#letters, parts.clock);
   }
 
   addSubscription(
@@ -107,7 +87,7 @@ export class PostgresWebhookStore implements WebhookStore {
     remember?: RememberedWrite,
   ): Promise<Subscription | undefined> {
     // The count and the insert are one step per owner: concurrent additions wait for the owner's lock.
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       await client.query(statement('lockOwner', [subscription.ownerKeyId]));
       const { rows } = await client.query<{ seq: string }>(
         statement('addSubscription', [
@@ -123,12 +103,13 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async getSubscription(id: string): Promise<Subscription | undefined> {
     if (!storable(id)) return undefined;
-    const rows = await this.#rows<SubscriptionRow>(statement('getSubscription', [id]));
+    const rows = await rowsOf<SubscriptionRow>(this.#pool, statement('getSubscription', [id]));
     return rows[0] === undefined ? undefined : subscriptionOf(rows[0]);
   }
 
   async pageSubscriptions(ownerKeyId: string, afterSeq: number, limit: number): Promise<Page<Subscription>> {
-    const rows = await this.#rows<SubscriptionRow & { total: string }>(
+    const rows = await rowsOf<SubscriptionRow & { total: string }>(
+      this.#pool,
       statement('pageSubscriptions', [ownerKeyId, afterSeq, limit + 1]),
     );
     return pageOf(rows, limit, (row) => (row.seq === null ? undefined : subscriptionOf(row)));
@@ -140,7 +121,7 @@ export class PostgresWebhookStore implements WebhookStore {
     // A remembered answer is given, or made from the subscription as changed.
     remember?: RememberedWrite | ((updated: Subscription) => RememberedWrite),
   ): Promise<Subscription> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionForChange', id);
       const next = decide(current);
       if (current === undefined) throw new TypeError('the rule for a webhook change accepted one that does not exist');
@@ -163,7 +144,7 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   deleteSubscription(id: string, decide: (current: Subscription | undefined) => void): Promise<void> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscription', id);
       decide(current);
       if (current !== undefined) await client.query(statement('deleteSubscription', [id]));
@@ -173,7 +154,7 @@ export class PostgresWebhookStore implements WebhookStore {
   async getEvent(id: string, sinceMs: number): Promise<StoredEvent | undefined> {
     const seq = eventSeqOf(this.#letters, id);
     if (seq === undefined) return undefined;
-    const rows = await this.#rows<EventRow>(statement('getEvent', [seq, sinceMs]));
+    const rows = await rowsOf<EventRow>(this.#pool, statement('getEvent', [seq, sinceMs]));
     return rows[0] === undefined ? undefined : eventOf(rows[0]);
   }
 
@@ -190,7 +171,8 @@ export class PostgresWebhookStore implements WebhookStore {
     const byType = request.type !== undefined;
     const values: unknown[] = [xid, seq, request.sinceMs, request.limit + 1];
     if (byType) values.push(request.type);
-    const rows = await this.#rows<EventRow & { total: string; xid: string | null }>(
+    const rows = await rowsOf<EventRow & { total: string; xid: string | null }>(
+      this.#pool,
       named(byType ? 'events_by_type' : 'events', pageEventsStatement(byType), values),
     );
     const page = pageOf(rows, request.limit, (row) => (row.seq === null ? undefined : eventOf(row)));
@@ -204,7 +186,7 @@ export class PostgresWebhookStore implements WebhookStore {
     decide: (current: Subscription | undefined) => void,
     remember?: (event: StoredEvent) => RememberedWrite,
   ): Promise<StoredEvent> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       // Locked as it is: a disable waits for the test to be queued, then drops it with the rest.
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
@@ -229,7 +211,8 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async redeliver(eventId: string, subscriptionIds: readonly string[], remember?: RememberedWrite): Promise<void> {
     const seq = eventSeqOf(this.#letters, eventId) ?? null;
-    await this.#rows(
+    await rowsOf(
+      this.#pool,
       statement('redeliver', [
         seq,
         subscriptionIds.filter(storable),
@@ -245,7 +228,7 @@ export class PostgresWebhookStore implements WebhookStore {
     decide: (current: Subscription | undefined) => void,
     remember?: (count: number) => RememberedWrite,
   ): Promise<number> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
       let count = 0;
@@ -262,7 +245,8 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Promise<Page<Attempt>> {
     if (!storable(id)) return { items: [], more: false, total: 0 };
-    const rows = await this.#rows<{ total: string; seq: string | null; id: string; json: string }>(
+    const rows = await rowsOf<{ total: string; seq: string | null; id: string; json: string }>(
+      this.#pool,
       statement('pageAttempts', [id, beforeSeq ?? NEWEST, limit + 1]),
     );
     return pageOf(rows, limit, (row) =>
@@ -270,93 +254,43 @@ export class PostgresWebhookStore implements WebhookStore {
     );
   }
 
-  async claimDue(
+  claimDue(
     nowMs: number,
     max: number,
     leaseMs: number,
     perSubscription: number,
     held: ReadonlyMap<string, number>,
   ): Promise<DueDelivery[]> {
-    if (max <= 0 || perSubscription <= 0) return [];
-    const rows = await this.#rows<ClaimRow>(
-      statement('claimDue', [nowMs, max, leaseMs, perSubscription, [...held.keys()], [...held.values()]]),
-    );
-    return rows.map((row) => {
-      const { url, secrets } = JSON.parse(row.webhook_json) as Pick<Subscription, 'url' | 'secrets'>;
-      return {
-        deliveryId: row.id,
-        event: eventOf(row),
-        subscriptionId: row.webhook_id,
-        ownerKeyId: row.owner_key_id,
-        url,
-        secrets: secrets.filter((s) => s.expiresAtMs === null || s.expiresAtMs > nowMs).map((s) => s.secret),
-        attemptsMade: row.attempts_made,
-        failingSinceMs: row.failing_since_ms === null ? null : Number(row.failing_since_ms),
-      };
-    });
+    return this.#queue.claimDue(nowMs, max, leaseMs, perSubscription, held);
   }
 
-  async finishAttempt(result: AttemptResult): Promise<void> {
-    const kind = result.disableReason !== undefined ? 'disable' : result.nextAttemptAtMs === null ? 'end' : 'retry';
-    const { eventId: attemptedEventId, attemptedAt } = JSON.parse(result.attempt.json) as {
-      eventId: string;
-      attemptedAt: string | null;
-    };
-    const attemptedAtMs = attemptedAt === null ? this.#clock.now() : Date.parse(attemptedAt);
-    const values: unknown[] = [
-      deliveryKey(result.deliveryId),
-      result.subscriptionId,
-      result.failingSinceMs,
-      result.attempt.id,
-      eventSeqOf(this.#letters, attemptedEventId) ?? 0,
-      attemptedAtMs,
-      result.delivered,
-      result.attempt.json,
-    ];
-    if (kind === 'retry') values.push(result.nextAttemptAtMs);
-    if (kind === 'disable') values.push(result.disableReason);
-    await this.#rows(named(`finish_${kind}`, finishAttemptStatement(kind), values));
+  finishAttempt(result: AttemptResult): Promise<void> {
+    return this.#queue.finishAttempt(result);
   }
 
-  async dropDelivery(deliveryId: string): Promise<void> {
-    await this.#rows(statement('dropDelivery', [deliveryKey(deliveryId)]));
+  dropDelivery(deliveryId: string): Promise<void> {
+    return this.#queue.dropDelivery(deliveryId);
   }
 
-  async nextDueMs(): Promise<number | undefined> {
-    const rows = await this.#rows<{ due_ms: string }>(statement('nextDue', []));
-    return rows[0] === undefined ? undefined : Number(rows[0].due_ms);
+  nextDueMs(): Promise<number | undefined> {
+    return this.#queue.nextDueMs();
   }
 
   watch(onChange: () => void): () => void {
-    return this.#listener.watch(onChange);
+    return this.#queue.watch(onChange);
   }
 
-  async purge(eventsBeforeMs: number): Promise<void> {
-    // In batches: a day of events may be many rows, and one statement would hold their locks throughout.
-    for (const key of ['purgeEvents', 'purgeAttempts'] as const) {
-      for (;;) {
-        const rows = await this.#rows<{ count: string }>(statement(key, [eventsBeforeMs]));
-        if (Number(rows[0]?.count ?? 0) < PURGE_BATCH) break;
-      }
-    }
-    await this.#rows(statement('purgeOrphans', []));
+  purge(eventsBeforeMs: number): Promise<void> {
+    return this.#queue.purge(eventsBeforeMs);
   }
 
-  async stats(): Promise<DeliveryStats> {
-    const rows = await this.#rows<{ pending: string; oldest_ms: string | null; disabled: string }>(
-      statement('stats', []),
-    );
-    const row = rows[0];
-    return {
-      pending: Number(row?.pending ?? 0),
-      oldestPendingMs: row?.oldest_ms == null ? null : Number(row.oldest_ms),
-      disabledSubscriptions: Number(row?.disabled ?? 0),
-    };
+  stats(): Promise<DeliveryStats> {
+    return this.#queue.stats();
   }
 
   /** Stops listening for changes of other instances. */
   close(): void {
-    this.#listener.close();
+    this.#queue.close();
   }
 
   /** Subscription `id` locked by `lock` in this transaction, or undefined when there is none. */
@@ -369,47 +303,4 @@ export class PostgresWebhookStore implements WebhookStore {
     const { rows } = await client.query<SubscriptionRow>(statement(lock, [id]));
     return rows[0] === undefined ? undefined : subscriptionOf(rows[0]);
   }
-
-  async #rows<R extends QueryResultRow>(config: QueryConfig): Promise<R[]> {
-    return orUnavailable(async () => (await this.#pool.query<R>(config)).rows);
-  }
-
-  /** Runs `work` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
-  #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return orUnavailable(async () => {
-      const client = await this.#pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken = rollbackError as Error;
-        });
-        throw error;
-      } finally {
-        // A connection whose rollback failed is in an unknown state: it is closed, not reused.
-        client.release(broken);
-      }
-    });
-  }
-}
-
-/** A page of up to `limit` items from rows read one past it (a LEFT JOIN gives one row of nulls when none match). */
-function pageOf<R extends { total: string }, T>(
-  rows: readonly R[],
-  limit: number,
-  itemOf: (row: R) => T | undefined,
-): Page<T> {
-  const items: T[] = [];
-  let found = 0;
-  for (const row of rows) {
-    const item = itemOf(row);
-    if (item === undefined) continue;
-    found++;
-    if (items.length < limit) items.push(item);
-  }
-  return { items, more: found > limit, total: Number(rows[0]?.total ?? 0) };
 }
