@@ -1,0 +1,263 @@
+// The contract of deliveries: fan-out to enabled subscriptions of the type, claims with due times,
+// leases and per-subscription limits, what an attempt leads to, and the deliveries that a test, a
+// redelivery or a recovery adds.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventJson } from '../../../src/events/event.js';
+import type { Subscription } from '../../../src/store/webhook-store.js';
+import type { OpenStore } from '../webhook-store-suite.js';
+import {
+  LONG_LEASE_MS,
+  MINUTE_MS,
+  allEvents,
+  attemptResult,
+  claimAll,
+  createPet,
+  recentMs,
+  subscribe,
+  withStore,
+} from './fixtures.js';
+import { deliveryFollowUpTests } from './delivery-follow-ups.js';
+
+const disable = (current: Subscription | undefined): Subscription => ({
+  ...(current as Subscription),
+  status: 'disabled',
+  disabledReason: 'paused by its owner',
+});
+const enable = (current: Subscription | undefined): Subscription => ({
+  ...(current as Subscription),
+  status: 'enabled',
+  disabledReason: null,
+});
+
+export function deliveryTests(open: OpenStore): void {
+  test('an event is pending for every enabled subscription of its type, of any owner, and no other', () =>
+    withStore(open, async ({ store }) => {
+      const mine = await subscribe(store, 'key_a', ['pet.created']);
+      const theirs = await subscribe(store, 'key_b', ['order.created', 'pet.created']);
+      await subscribe(store, 'key_a', ['order.created', 'pet.updated']);
+      await subscribe(store, 'key_a', ['pet.created'], { status: 'disabled', disabledReason: 'off' });
+      const paused = await subscribe(store, 'key_a', ['pet.created']);
+      await store.webhooks.updateSubscription(paused.id, disable);
+      await createPet(store, recentMs());
+      const claimed = await claimAll(store);
+      assert.deepEqual(claimed.map((delivery) => delivery.subscriptionId).sort(), [mine.id, theirs.id].sort());
+      const [event] = await allEvents(store);
+      for (const delivery of claimed) assert.deepEqual(delivery.event, event);
+      assert.equal(new Set(claimed.map((delivery) => delivery.deliveryId)).size, 2);
+      assert.equal((await store.webhooks.stats()).pending, 2);
+    }));
+
+  test('a claimed delivery carries its event, subscription, owner, url, the secrets in force and no attempt yet', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created'], {
+        url: 'https://in.example/x',
+        secrets: [
+          { secret: 'whsec_bmV3', expiresAtMs: null },
+          { secret: 'whsec_b2xk', expiresAtMs: Date.now() + 60 * MINUTE_MS },
+          { secret: 'whsec_b2xkZXI=', expiresAtMs: Date.now() - 60 * MINUTE_MS },
+        ],
+      });
+      await createPet(store, recentMs());
+      const [delivery, ...none] = await claimAll(store);
+      assert.deepEqual(none, []);
+      assert.ok(delivery !== undefined);
+      assert.equal(delivery.subscriptionId, subscription.id);
+      assert.equal(delivery.ownerKeyId, 'key_a');
+      assert.equal(delivery.url, 'https://in.example/x');
+      assert.deepEqual(delivery.secrets, ['whsec_bmV3', 'whsec_b2xk']);
+      assert.equal(delivery.attemptsMade, 0);
+      assert.equal(delivery.failingSinceMs, null);
+      assert.equal(delivery.event.type, 'pet.created');
+    }));
+
+  test('a delivery falls due at its event’s time: nothing is claimed before, and nextDueMs says when', () =>
+    withStore(open, async ({ store }) => {
+      assert.equal(await store.webhooks.nextDueMs(), undefined);
+      await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      await createPet(store, atMs);
+      assert.equal(await store.webhooks.nextDueMs(), atMs);
+      assert.deepEqual(await store.webhooks.claimDue(atMs - 1, 10, LONG_LEASE_MS, 10, new Map()), []);
+      assert.equal((await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map())).length, 1);
+    }));
+
+  test('a claim is a lease: the delivery is handed out again only once the lease has ended', () =>
+    withStore(open, async ({ store }) => {
+      await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      await createPet(store, atMs);
+      const [first] = await store.webhooks.claimDue(atMs, 10, 1000, 10, new Map());
+      assert.ok(first !== undefined);
+      assert.deepEqual(await store.webhooks.claimDue(atMs + 999, 10, 1000, 10, new Map()), []);
+      assert.equal(await store.webhooks.nextDueMs(), atMs + 1000);
+      const [again] = await store.webhooks.claimDue(atMs + 1000, 10, 1000, 10, new Map());
+      assert.equal(again?.deliveryId, first.deliveryId);
+      assert.equal(again?.attemptsMade, 0);
+    }));
+
+  test('claimDue takes at most max, and at most perSubscription of a subscription, counting those held', () =>
+    withStore(open, async ({ store }) => {
+      const one = await subscribe(store, 'key_a', ['pet.created']);
+      const two = await subscribe(store, 'key_b', ['pet.created']);
+      for (let index = 0; index < 3; index++) await createPet(store, recentMs());
+      const nowMs = recentMs() + 1000;
+      const count = (claimed: Array<{ subscriptionId: string }>, id: string): number =>
+        claimed.filter((delivery) => delivery.subscriptionId === id).length;
+      const first = await store.webhooks.claimDue(nowMs, 10, LONG_LEASE_MS, 2, new Map([[one.id, 1]]));
+      assert.equal(count(first, one.id), 1);
+      assert.equal(count(first, two.id), 2);
+      const second = await store.webhooks.claimDue(nowMs, 2, LONG_LEASE_MS, 10, new Map());
+      assert.equal(second.length, 2);
+      const third = await store.webhooks.claimDue(nowMs, 10, LONG_LEASE_MS, 10, new Map());
+      assert.equal(third.length, 1);
+      const ids = [...first, ...second, ...third].map((delivery) => delivery.deliveryId);
+      assert.equal(new Set(ids).size, 6, 'each delivery handed out once');
+      assert.deepEqual(await store.webhooks.claimDue(nowMs, 10, LONG_LEASE_MS, 10, new Map()), []);
+    }));
+
+  test('a failed attempt is recorded and its delivery rescheduled; attemptsMade counts the attempts', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      await createPet(store, atMs);
+      const [first] = await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map());
+      assert.ok(first !== undefined);
+      await store.webhooks.finishAttempt(attemptResult(first, atMs, { status: 503, nextAttemptAtMs: atMs + 5000 }));
+      assert.equal((await store.webhooks.getSubscription(subscription.id))?.failingSinceMs, atMs);
+      assert.equal(await store.webhooks.nextDueMs(), atMs + 5000);
+      assert.deepEqual(await store.webhooks.claimDue(atMs + 4999, 10, LONG_LEASE_MS, 10, new Map()), []);
+      const [second] = await store.webhooks.claimDue(atMs + 5000, 10, LONG_LEASE_MS, 10, new Map());
+      assert.equal(second?.attemptsMade, 1);
+      assert.equal(second?.failingSinceMs, atMs);
+      assert.deepEqual(second?.event, first.event);
+      const attempts = await store.webhooks.pageAttempts(subscription.id, undefined, 10);
+      assert.equal(attempts.total, 1);
+      assert.equal(JSON.parse(attempts.items[0]?.json as string).status, 503);
+      assert.equal(attempts.items[0]?.subscriptionId, subscription.id);
+    }));
+
+  test('a delivery ends when it is delivered or given up, and the subscription’s failing time follows', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      await createPet(store, atMs);
+      await createPet(store, atMs);
+      const [first, second] = await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map());
+      assert.ok(first !== undefined && second !== undefined);
+      await store.webhooks.finishAttempt(attemptResult(first, atMs, { status: 500, nextAttemptAtMs: null }));
+      assert.equal((await store.webhooks.getSubscription(subscription.id))?.failingSinceMs, atMs);
+      await store.webhooks.finishAttempt(attemptResult(second, atMs + 1, { status: 204 }));
+      assert.equal((await store.webhooks.getSubscription(subscription.id))?.failingSinceMs, null);
+      assert.deepEqual(await claimAll(store, atMs + 365 * 24 * 60 * MINUTE_MS), []);
+      assert.equal(await store.webhooks.nextDueMs(), undefined);
+      assert.deepEqual(await store.webhooks.stats(), { pending: 0, oldestPendingMs: null, disabledSubscriptions: 0 });
+      assert.equal((await store.webhooks.pageAttempts(subscription.id, undefined, 10)).total, 2);
+    }));
+
+  test('an attempt that disables its subscription drops the subscription’s other pending deliveries', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      await createPet(store, recentMs());
+      await createPet(store, recentMs());
+      const [delivery] = await store.webhooks.claimDue(Date.now() + MINUTE_MS, 1, LONG_LEASE_MS, 10, new Map());
+      assert.ok(delivery !== undefined);
+      await store.webhooks.finishAttempt(
+        attemptResult(delivery, recentMs(), { status: 410, disableReason: 'the receiver answered 410 Gone' }),
+      );
+      const disabled = await store.webhooks.getSubscription(subscription.id);
+      assert.equal(disabled?.status, 'disabled');
+      assert.equal(disabled?.disabledReason, 'the receiver answered 410 Gone');
+      assert.deepEqual(await claimAll(store), []);
+      assert.deepEqual(await store.webhooks.stats(), { pending: 0, oldestPendingMs: null, disabledSubscriptions: 1 });
+      assert.equal((await store.webhooks.pageAttempts(subscription.id, undefined, 10)).total, 1);
+    }));
+
+  test('disabling drops pending deliveries, and events recorded while disabled are not sent once enabled again', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      await createPet(store, recentMs(), 'before');
+      await store.webhooks.updateSubscription(subscription.id, disable);
+      assert.equal((await store.webhooks.stats()).pending, 0);
+      await createPet(store, recentMs(), 'while disabled');
+      assert.deepEqual(await claimAll(store), []);
+      await store.webhooks.updateSubscription(subscription.id, enable);
+      await createPet(store, recentMs(), 'after');
+      const claimed = await claimAll(store);
+      assert.deepEqual(
+        claimed.map((delivery) => JSON.parse(delivery.event.json).data.name),
+        ['after'],
+      );
+    }));
+
+  test('dropDelivery lets a delivery go without an attempt', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      await createPet(store, recentMs());
+      const [delivery] = await claimAll(store);
+      assert.ok(delivery !== undefined);
+      await store.webhooks.dropDelivery(delivery.deliveryId);
+      assert.deepEqual(await claimAll(store, Date.now() + LONG_LEASE_MS + MINUTE_MS), []);
+      assert.equal((await store.webhooks.stats()).pending, 0);
+      assert.equal((await store.webhooks.pageAttempts(subscription.id, undefined, 10)).total, 0);
+    }));
+
+  test('attempts are listed newest first, page after page', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      await createPet(store, atMs);
+      const made: string[] = [];
+      for (let index = 0; index < 3; index++) {
+        const [delivery] = await store.webhooks.claimDue(atMs + index, 1, LONG_LEASE_MS, 10, new Map());
+        assert.ok(delivery !== undefined, `attempt ${index}`);
+        const result = attemptResult(delivery, atMs + index, { status: 500, nextAttemptAtMs: atMs + index + 1 });
+        await store.webhooks.finishAttempt(result);
+        made.push(result.attempt.json);
+      }
+      const first = await store.webhooks.pageAttempts(subscription.id, undefined, 2);
+      assert.deepEqual(
+        first.items.map((attempt) => attempt.json),
+        [made[2], made[1]],
+      );
+      assert.equal(first.more, true);
+      assert.equal(first.total, 3);
+      const rest = await store.webhooks.pageAttempts(subscription.id, first.items[1]?.seq, 2);
+      assert.deepEqual(
+        rest.items.map((attempt) => attempt.json),
+        [made[0]],
+      );
+      assert.equal(rest.more, false);
+      assert.equal(rest.total, 3);
+      assert.ok(first.items.every((attempt) => attempt.id.startsWith('att_')));
+    }));
+
+  test('sendTest records a webhook.test event delivered to that one subscription, whatever its types', () =>
+    withStore(open, async ({ store }) => {
+      await subscribe(store, 'key_a', ['pet.created']);
+      const target = await subscribe(store, 'key_a', ['order.updated']);
+      const atMs = recentMs();
+      let seen: Subscription | undefined;
+      const event = await store.webhooks.sendTest(target.id, atMs, (current) => {
+        seen = current;
+      });
+      assert.deepEqual(seen, target);
+      assert.equal(event.type, 'webhook.test');
+      assert.equal(event.timestampMs, atMs);
+      assert.equal(event.json, eventJson(event.id, 'webhook.test', atMs, JSON.stringify({ webhookId: target.id })));
+      const claimed = await claimAll(store);
+      assert.equal(claimed.length, 1);
+      assert.equal(claimed[0]?.subscriptionId, target.id);
+      assert.deepEqual(claimed[0]?.event, event);
+      assert.deepEqual(await allEvents(store), [], 'a test event is never listed');
+      await assert.rejects(
+        store.webhooks.sendTest(target.id, atMs, () => {
+          throw new Error('refused');
+        }),
+        /refused/,
+      );
+      assert.equal((await store.webhooks.stats()).pending, 1, 'a refused test records nothing');
+    }));
+
+  deliveryFollowUpTests(open, { disable, enable });
+}
