@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
 import { QUIET_LOGGER } from '../../src/logger.js';
+import { KEYS_CHANNEL } from '../../src/store/postgres/schema.js';
 import { call, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { type CountingProxy, startCountingProxy } from '../helpers/pg-proxy.js';
 import { ADMIN_URL, createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';
@@ -15,11 +16,13 @@ const skip = await postgresSkipReason();
 let proxy: CountingProxy;
 let server: TestServer;
 let drop: () => Promise<void> = async () => {};
+let databaseUrl = '';
 
 before(async () => {
   if (skip !== undefined) return;
   const database = await createTestDatabase();
   drop = database.drop;
+  databaseUrl = database.url;
   proxy = await startCountingProxy(Number(new URL(ADMIN_URL).port || 5432));
   const url = new URL(database.url);
   url.hostname = '127.0.0.1';
@@ -31,7 +34,8 @@ before(async () => {
   });
   const { url: origin } = await app.listen({ port: 0, host: '127.0.0.1' });
   // The connection that listens for key changes says LISTEN once, on its own time: counted before the tests.
-  const listening = `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`;
+  // (The one that listens for new deliveries has said it before the store opened.)
+  const listening = `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN ${KEYS_CHANNEL}'`;
   while ((await queryRows(ADMIN_URL, listening, [database.name])).length === 0)
     await new Promise((resolve) => setTimeout(resolve, 10));
   const agent = new Agent();
@@ -84,4 +88,23 @@ test('each operation takes the round trips its design says, counted on the wire'
     assert.equal((await call(server, 'POST', '/v1/store/orders', { json: { petId: 3 } })).status, 409);
   });
   assert.equal(refused, 3, 'a refused order: BEGIN, the pet locked, ROLLBACK');
+
+  // Events and their deliveries are written by the statements of the change: no round trip more.
+  await queryRows(
+    databaseUrl,
+    `INSERT INTO webhooks (id, owner_key_id, status, events, json)
+     VALUES ('wh_counted', 'key_1', 'enabled', ARRAY['pet.created', 'order.created', 'pet.updated'], '{}')`,
+  );
+  assert.equal(await roundTripsOf(create), 1, 'create a pet with its event and delivery: one statement');
+  const orderWithEvents = await roundTripsOf(async () => {
+    const reply = await call(server, 'POST', '/v1/store/orders', { json: { petId: 4 } });
+    assert.equal(reply.status, 201, reply.text);
+  });
+  assert.equal(
+    orderWithEvents,
+    4,
+    'an order with its events and deliveries: BEGIN, the pet locked, the writes, COMMIT',
+  );
+  const [counted] = await queryRows<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM deliveries');
+  assert.equal(counted?.n, 3);
 });

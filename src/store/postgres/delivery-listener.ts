@@ -1,8 +1,8 @@
 // How an instance hears that deliveries may be due, without polling: a trigger NOTIFYs a channel when
 // any instance adds deliveries (and a store NOTIFYs when a subscription is disabled or deleted), and
-// this LISTENs on a connection of its own, outside the pool, shared by every watcher of the store. A
-// lost connection is opened again; watchers are told then, and when it first listens, since changes
-// made while nobody listened were not heard.
+// this LISTENs on a connection of its own, outside the pool, shared by every watcher of the store. It
+// listens from the store's opening, so a watch is in force as soon as it is made; a lost connection is
+// opened again, and the watchers are told then, since what happened meanwhile was not heard.
 import { Client, type ClientConfig } from 'pg';
 import { DELIVERIES_CHANNEL } from './schema.js';
 
@@ -16,6 +16,7 @@ export class DeliveryListener {
   readonly #watchers = new Set<{ onChange: () => void }>();
   #client: Client | undefined;
   #retry: NodeJS.Timeout | undefined;
+  #closed = false;
   /** A burst of notifications (one per committed change) is told once per turn of the event loop. */
   #telling = false;
 
@@ -23,21 +24,24 @@ export class DeliveryListener {
     this.#config = config;
   }
 
-  /** Calls `onChange` soon after each notification (and once listening); returns a function that stops it. */
+  /** Starts listening; resolves once it listens, or once a first failure has been met (it then retries on its own). */
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.#connect(resolve));
+  }
+
+  /** Calls `onChange` soon after each notification; returns a function that stops it. */
   watch(onChange: () => void): () => void {
     const watcher = { onChange };
     this.#watchers.add(watcher);
-    if (this.#client === undefined && this.#retry === undefined) this.#listen();
     return () => {
-      if (!this.#watchers.delete(watcher) || this.#watchers.size > 0) return;
-      this.close();
+      this.#watchers.delete(watcher);
     };
   }
 
-  /** Stops listening; a later `watch` listens again. */
+  /** Stops listening, for good. */
   close(): void {
+    this.#closed = true;
     clearTimeout(this.#retry);
-    this.#retry = undefined;
     const client = this.#client;
     this.#client = undefined;
     client?.end().catch(() => {});
@@ -52,18 +56,17 @@ export class DeliveryListener {
     });
   }
 
-  #listen(): void {
+  /** Opens the listening connection; `settled` is called once it listens or has failed. */
+  #connect(settled: () => void, reconnecting = false): void {
     const listener = new Client(this.#config);
     this.#client = listener;
     const lost = (): void => {
+      settled();
       if (this.#client !== listener) return;
       this.#client = undefined;
       listener.end().catch(() => {});
-      if (this.#watchers.size === 0) return;
-      this.#retry = setTimeout(() => {
-        this.#retry = undefined;
-        if (this.#watchers.size > 0) this.#listen();
-      }, RELISTEN_MS);
+      if (this.#closed) return;
+      this.#retry = setTimeout(() => this.#connect(() => {}, true), RELISTEN_MS);
       this.#retry.unref();
     };
     listener.on('error', lost);
@@ -73,7 +76,10 @@ export class DeliveryListener {
       .connect()
       .then(() => listener.query(`LISTEN ${DELIVERIES_CHANNEL}`))
       .then(() => {
-        if (this.#client === listener) this.#tell();
+        settled();
+        // Closed while it connected: it ends here.
+        if (this.#client !== listener) listener.end().catch(() => {});
+        else if (reconnecting) this.#tell();
       })
       .catch(lost);
   }

@@ -92,9 +92,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   await sweepExpired(pool, clock.now()).catch(() => {});
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  // Listening from the start, so that a worker's watch is in force as soon as it is made.
+  const listener = new DeliveryListener(connectionConfig(databaseUrl));
+  await listener.listen();
   const webhooks = new PostgresWebhookStore({
     pool,
-    listener: new DeliveryListener(connectionConfig(databaseUrl)),
+    listener,
     cursorSecret,
     clock,
   });
