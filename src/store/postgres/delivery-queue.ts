@@ -2,12 +2,12 @@
 // graphile-worker and pg-boss claim jobs (FOR UPDATE SKIP LOCKED inside the UPDATE that marks them
 // taken). A claim is a lease: a delivery whose worker died mid-attempt falls due again when its lease
 // ends and is claimed anew, by this instance or another; delivery is at least once. Workers hear of
-// new deliveries through LISTEN (delivery-listener.ts), not by polling.
+// new deliveries through the deliveries channel (delivery-channel.ts), not by polling.
 import type { Pool } from 'pg';
 import type { Clock } from '../../clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
-import type { DeliveryListener } from './delivery-listener.js';
+import type { DeliveryChannel } from './delivery-channel.js';
 import { rowsOf } from './queries.js';
 import { type EventRow, PURGE_BATCH, eventOf, finishAttemptStatement, named, statement } from './webhook-statements.js';
 
@@ -33,14 +33,14 @@ export type DeliveryQueue = Pick<
 /** The deliveries table as the queue of every instance's worker. */
 export class PostgresDeliveryQueue implements DeliveryQueue {
   readonly #pool: Pool;
-  readonly #listener: DeliveryListener;
+  readonly #channel: DeliveryChannel;
   readonly #letters: string;
   readonly #clock: Clock;
 
   /** `letters` are the store's event id letters; `clock` dates an attempt whose JSON has no time. */
-  constructor(pool: Pool, listener: DeliveryListener, letters: string, clock: Clock) {
+  constructor(pool: Pool, channel: DeliveryChannel, letters: string, clock: Clock) {
     this.#pool = pool;
-    this.#listener = listener;
+    this.#channel = channel;
     this.#letters = letters;
     this.#clock = clock;
   }
@@ -92,6 +92,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     if (kind === 'retry') values.push(result.nextAttemptAtMs);
     if (kind === 'disable') values.push(result.disableReason);
     await rowsOf(this.#pool, named(`finish_${kind}`, finishAttemptStatement(kind), values));
+    if (kind === 'disable') this.#channel.announce();
   }
 
   async dropDelivery(deliveryId: string): Promise<void> {
@@ -104,7 +105,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   }
 
   watch(onChange: () => void): () => void {
-    return this.#listener.watch(onChange);
+    return this.#channel.watch(onChange);
   }
 
   async purge(eventsBeforeMs: number): Promise<void> {
@@ -133,6 +134,6 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   /** Stops listening for changes of other instances. */
   close(): void {
-    this.#listener.close();
+    this.#channel.close();
   }
 }

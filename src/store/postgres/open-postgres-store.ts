@@ -3,7 +3,7 @@
 // and set up the pool every request uses.
 import pg from 'pg';
 import type { Clock } from '../../clock.js';
-import { DeliveryListener } from './delivery-listener.js';
+import { DeliveryChannel } from './delivery-channel.js';
 import { describeDatabase } from './faults.js';
 import { PostgresIdempotencyTable, sweepExpired } from './idempotency-table.js';
 import { PostgresKeyTable } from './key-table.js';
@@ -93,11 +93,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
   // Listening from the start, so that a worker's watch is in force as soon as it is made.
-  const listener = new DeliveryListener(connectionConfig(databaseUrl));
-  await listener.listen();
+  const channel = new DeliveryChannel(connectionConfig(databaseUrl), pool);
+  await channel.listen();
   const webhooks = new PostgresWebhookStore({
     pool,
-    listener,
+    channel,
     cursorSecret,
     clock,
   });

@@ -30,6 +30,7 @@ import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
 import {
   afterId,
   countChanges,
+  FANNED_OUT,
   pageQueries,
   recordEventsClause,
   recordEventsParams,
@@ -55,6 +56,11 @@ interface PetRow extends QueryResultRow {
   id: string;
   status: PetStatus;
   json: string;
+}
+
+/** How many deliveries a change's statement added (see FANNED_OUT). */
+interface FannedRow extends QueryResultRow {
+  fanned: string;
 }
 
 interface PageRow<T> extends QueryResultRow {
@@ -138,7 +144,7 @@ export class PostgresStore implements Store {
       counted AS (UPDATE counts SET ${countChanges([[petCountColumn(pet.status), 1]])} WHERE slot = $4),
       ${rememberClause(5, 'created.json')},
       ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
-      SELECT id, status, json FROM created`;
+      SELECT id, status, json, ${FANNED_OUT} FROM created`;
     const params = [
       pet.categoryId,
       pet.status,
@@ -147,8 +153,10 @@ export class PostgresStore implements Store {
       ...rememberParams(remember),
       ...recordEventsParams(atMs, this.#eventIdPrefix),
     ];
-    const { rows } = await this.#query<PetRow>(this.#statement(text, params));
-    return petOf(rows[0] as PetRow);
+    const { rows } = await this.#query<PetRow & FannedRow>(this.#statement(text, params));
+    const row = rows[0] as PetRow & FannedRow;
+    this.#announceIf(row);
+    return petOf(row);
   }
 
   async getOrder(id: number): Promise<StoredOrder | undefined> {
@@ -166,13 +174,13 @@ export class PostgresStore implements Store {
     });
   }
 
-  placeOrder(
+  async placeOrder(
     petId: number,
     createdAt: string,
     decide: DecidePlacement,
     remember?: IdempotencyRecord,
   ): Promise<StoredOrder> {
-    return this.#transaction(async (client) => {
+    const { order, written } = await this.#transaction(async (client) => {
       const { rows } = await client.query<PetRow>(
         this.#statement('SELECT id, status, json FROM pets WHERE id = $1 FOR UPDATE', [petId]),
       );
@@ -196,7 +204,7 @@ export class PostgresStore implements Store {
           ],
           13,
         )}
-        SELECT id FROM created`;
+        SELECT id, ${FANNED_OUT} FROM created`;
       const params = [
         petId,
         move.orderStatus,
@@ -208,13 +216,16 @@ export class PostgresStore implements Store {
         ...rememberParams(remember),
         ...recordEventsParams(Date.parse(createdAt), this.#eventIdPrefix),
       ];
-      const written = await client.query<{ id: string }>(this.#statement(text, params));
-      return storedOrder(Number(written.rows[0]?.id), petId, move.orderStatus, createdAt);
+      const result = await client.query<{ id: string } & FannedRow>(this.#statement(text, params));
+      const order = storedOrder(Number(result.rows[0]?.id), petId, move.orderStatus, createdAt);
+      return { order, written: result.rows[0] };
     });
+    this.#announceIf(written);
+    return order;
   }
 
-  moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
-    return this.#transaction(async (client) => {
+  async moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
+    const { moved, written } = await this.#transaction(async (client) => {
       // The order and its pet are locked together (every order has its pet: a foreign key says so).
       const { rows } = await client.query<OrderWithPetRow>(
         this.#statement(
@@ -243,8 +254,8 @@ export class PostgresStore implements Store {
           ],
           8,
         )}
-        SELECT 1`;
-      await client.query(
+        SELECT ${FANNED_OUT}`;
+      const result = await client.query<FannedRow>(
         this.#statement(text, [
           order.id,
           move.orderStatus,
@@ -256,8 +267,10 @@ export class PostgresStore implements Store {
           ...recordEventsParams(atMs, this.#eventIdPrefix),
         ]),
       );
-      return moved;
+      return { moved, written: result.rows[0] };
     });
+    this.#announceIf(written);
+    return moved;
   }
 
   async ping(): Promise<void> {
@@ -267,6 +280,11 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     await this.#onClose();
     await this.#pool.end();
+  }
+
+  /** Tells every instance of deliveries a committed change added (see DeliveryChannel: after the commit). */
+  #announceIf(written: FannedRow | undefined): void {
+    if (Number(written?.fanned ?? 0) > 0) this.webhooks.announce();
   }
 
   /** The counts an order change makes: its pet leaves one status for another; the order joins one (and leaves one). */

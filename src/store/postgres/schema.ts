@@ -17,7 +17,7 @@ export const orderCountColumn = (status: string): string => `orders_${status}`;
 
 /** The channel `NOTIFY` announces key changes on; see PostgresKeyTable. */
 export const KEYS_CHANNEL = 'animal_store_keys';
-/** The channel `NOTIFY` announces new deliveries, and subscriptions disabled or deleted, on; see DeliveryListener. */
+/** The channel `NOTIFY` announces new deliveries, and subscriptions disabled or deleted, on; see DeliveryChannel. */
 export const DELIVERIES_CHANNEL = 'animal_store_deliveries';
 
 /**
@@ -183,17 +183,6 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX attempts_delivered ON attempts (webhook_id, event_seq) WHERE delivered;
   CREATE INDEX attempts_by_time ON attempts (at_ms);
 
-  CREATE FUNCTION notify_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF EXISTS (SELECT 1 FROM added) THEN
-      PERFORM pg_notify('${DELIVERIES_CHANNEL}', '');
-    END IF;
-    RETURN NULL;
-  END $$;
-  -- New deliveries, however they were made, wake the workers of every instance. Only a statement that
-  -- added some notifies: a NOTIFY serialises the commits of the transactions that send one.
-  CREATE TRIGGER deliveries_added AFTER INSERT ON deliveries REFERENCING NEW TABLE AS added
-    FOR EACH STATEMENT EXECUTE FUNCTION notify_deliveries();
   `,
 ];
 

@@ -85,8 +85,12 @@ export function recordEventsClause(events: readonly EventClause[], first: number
   fanned_out AS (
     INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms)
     SELECT r.seq, w.id, r.at_ms FROM recorded AS r JOIN webhooks AS w ON w.status = 'enabled' AND r.type = ANY (w.events)
+    RETURNING 1
   )`;
 }
+
+/** How many deliveries `recordEventsClause` added, for the statement's result: if any, the workers are told. */
+export const FANNED_OUT = '(SELECT count(*) FROM fanned_out) AS fanned';
 
 /** The parameters of `recordEventsClause`: the change's time, the event ids' prefix, the time as RFC 3339. */
 export const recordEventsParams = (atMs: number, idPrefix: string): unknown[] => [

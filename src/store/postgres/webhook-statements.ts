@@ -4,7 +4,6 @@
 import type { QueryConfig } from 'pg';
 import type { DeliveredEventType, EventType, StoredEvent } from '../../events/event.js';
 import type { NewSubscription, RememberedWrite, Subscription, SubscriptionSecret } from '../webhook-store.js';
-import { DELIVERIES_CHANNEL } from './schema.js';
 
 /** Attempts kept per subscription: older ones are forgotten as new ones are recorded. */
 export const ATTEMPTS_KEPT = 1000;
@@ -97,8 +96,6 @@ const rememberClause = (first: number, from?: string): string => `
       SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
   )`;
 
-const NOTIFY = `pg_notify('${DELIVERIES_CHANNEL}', '')`;
-
 /** The due time of a delivery: when it is to be attempted, or when the lease of the worker that holds it ends. */
 const DUE_MS = 'greatest(d.next_attempt_at_ms, d.lease_until_ms)';
 
@@ -136,12 +133,11 @@ export const SQL = {
     dropped AS (DELETE FROM deliveries WHERE webhook_id = $1 AND $8::boolean),
     ${rememberClause(9, 'changed')}
     SELECT seq FROM changed`,
-  notify: `SELECT ${NOTIFY}`,
   deleteSubscription: `
     WITH gone AS (DELETE FROM webhooks WHERE id = $1),
     dropped AS (DELETE FROM deliveries WHERE webhook_id = $1),
     forgotten AS (DELETE FROM attempts WHERE webhook_id = $1)
-    SELECT ${NOTIFY}`,
+    SELECT 1`,
 
   getEvent: 'SELECT seq, type, at_ms, json FROM events WHERE seq = $1 AND test_for IS NULL AND at_ms >= $2',
   takeEventSeq: "SELECT nextval('event_seqs') AS seq",
@@ -230,7 +226,7 @@ export const SQL = {
 /**
  * Records an attempt and what follows it, in one statement: the delivery is moved to its next attempt
  * (`retry`), ended (`end`), or the subscription is disabled with every pending delivery of it
- * (`disable`, which tells every instance). $1 delivery, $2 subscription, $3 failing since, $4 attempt
+ * (`disable`). $1 delivery, $2 subscription, $3 failing since, $4 attempt
  * id, $5 its event's position, $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or
  * the reason for disabling. The subscription's row is written only when something in it changes, so a
  * stream of successful attempts does not queue on it.
@@ -259,7 +255,7 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
          AND seq <= (SELECT seq FROM attempts WHERE webhook_id = $2 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
     ),
     delivery AS (${delivery})
-    SELECT ${kind === 'disable' ? NOTIFY : '1'}`;
+    SELECT 1`;
 }
 
 /** The listing of events after a position, of all types or of `$5`; see PostgresWebhookStore.pageEvents. */

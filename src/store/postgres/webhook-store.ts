@@ -23,7 +23,7 @@ import type {
   Subscription,
   WebhookStore,
 } from '../webhook-store.js';
-import type { DeliveryListener } from './delivery-listener.js';
+import type { DeliveryChannel } from './delivery-channel.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
 import { inTransaction, pageOf, rowsOf } from './queries.js';
 import {
@@ -41,7 +41,7 @@ import {
 /** What a PostgresWebhookStore is made of. */
 export interface PostgresWebhookStoreParts {
   pool: Pool;
-  listener: DeliveryListener;
+  channel: DeliveryChannel;
   /** The store's shared secret: event ids carry letters derived from it. */
   cursorSecret: Buffer;
   /** The time of redeliveries and recoveries, which are due at once. */
@@ -72,13 +72,15 @@ export class PostgresWebhookStore implements WebhookStore {
   readonly #pool: Pool;
   readonly #letters: string;
   readonly #clock: Clock;
+  readonly #channel: DeliveryChannel;
   readonly #queue: PostgresDeliveryQueue;
 
   constructor(parts: PostgresWebhookStoreParts) {
     this.#pool = parts.pool;
     this.#letters = eventIdLetters(parts.cursorSecret);
     this.#clock = parts.clock;
-    this.#queue = new PostgresDeliveryQueue(parts.pool, parts.listener, this.#letters, parts.clock);
+    this.#channel = parts.channel;
+    this.#queue = new PostgresDeliveryQueue(parts.pool, parts.channel, this.#letters, parts.clock);
   }
 
   addSubscription(
@@ -115,13 +117,14 @@ export class PostgresWebhookStore implements WebhookStore {
     return pageOf(rows, limit, (row) => (row.seq === null ? undefined : subscriptionOf(row)));
   }
 
-  updateSubscription(
+  async updateSubscription(
     id: string,
     decide: (current: Subscription | undefined) => Subscription,
     // A remembered answer is given, or made from the subscription as changed.
     remember?: RememberedWrite | ((updated: Subscription) => RememberedWrite),
   ): Promise<Subscription> {
-    return inTransaction(this.#pool, async (client) => {
+    let disabled = false;
+    const updated = await inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionForChange', id);
       const next = decide(current);
       if (current === undefined) throw new TypeError('the rule for a webhook change accepted one that does not exist');
@@ -138,17 +141,22 @@ export class PostgresWebhookStore implements WebhookStore {
           ...rememberWriteParams(written),
         ]),
       );
-      if (disabling && current.status === 'enabled') await client.query(statement('notify', []));
+      disabled = disabling && current.status === 'enabled';
       return updated;
     });
+    // The workers of every instance hear of it, and start no attempt of it again.
+    if (disabled) this.#channel.announce();
+    return updated;
   }
 
-  deleteSubscription(id: string, decide: (current: Subscription | undefined) => void): Promise<void> {
-    return inTransaction(this.#pool, async (client) => {
+  async deleteSubscription(id: string, decide: (current: Subscription | undefined) => void): Promise<void> {
+    const deleted = await inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscription', id);
       decide(current);
       if (current !== undefined) await client.query(statement('deleteSubscription', [id]));
+      return current !== undefined;
     });
+    if (deleted) this.#channel.announce();
   }
 
   async getEvent(id: string, sinceMs: number): Promise<StoredEvent | undefined> {
@@ -180,13 +188,13 @@ export class PostgresWebhookStore implements WebhookStore {
     return { ...page, last: last?.seq == null ? request.after : `${last.xid}:${last.seq}` };
   }
 
-  sendTest(
+  async sendTest(
     id: string,
     timestampMs: number,
     decide: (current: Subscription | undefined) => void,
     remember?: (event: StoredEvent) => RememberedWrite,
   ): Promise<StoredEvent> {
-    return inTransaction(this.#pool, async (client) => {
+    const sent = await inTransaction(this.#pool, async (client) => {
       // Locked as it is: a disable waits for the test to be queued, then drops it with the rest.
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
@@ -207,6 +215,8 @@ export class PostgresWebhookStore implements WebhookStore {
       );
       return event;
     });
+    this.#channel.announce();
+    return sent;
   }
 
   async redeliver(eventId: string, subscriptionIds: readonly string[], remember?: RememberedWrite): Promise<void> {
@@ -220,15 +230,16 @@ export class PostgresWebhookStore implements WebhookStore {
         ...rememberWriteParams(remember),
       ]),
     );
+    if (seq !== null && subscriptionIds.length > 0) this.#channel.announce();
   }
 
-  recover(
+  async recover(
     id: string,
     sinceMs: number,
     decide: (current: Subscription | undefined) => void,
     remember?: (count: number) => RememberedWrite,
   ): Promise<number> {
-    return inTransaction(this.#pool, async (client) => {
+    const count = await inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
       let count = 0;
@@ -241,6 +252,8 @@ export class PostgresWebhookStore implements WebhookStore {
       if (remember !== undefined) await client.query(statement('remember', rememberWriteParams(remember(count))));
       return count;
     });
+    if (count > 0) this.#channel.announce();
+    return count;
   }
 
   async pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Promise<Page<Attempt>> {
@@ -286,6 +299,11 @@ export class PostgresWebhookStore implements WebhookStore {
 
   stats(): Promise<DeliveryStats> {
     return this.#queue.stats();
+  }
+
+  /** Tells every instance that deliveries may be due: a change of the store fanned events out. */
+  announce(): void {
+    this.#channel.announce();
   }
 
   /** Stops listening for changes of other instances. */
