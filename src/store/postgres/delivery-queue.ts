@@ -3,12 +3,11 @@
 // taken). A claim is a lease: a delivery whose worker died mid-attempt falls due again when its lease
 // ends and is claimed anew, by this instance or another; delivery is at least once. Workers hear of
 // new deliveries through the deliveries channel (delivery-channel.ts), not by polling.
-import type { Pool } from 'pg';
 import type { Clock } from '../../clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
+import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
-import { rowsOf } from './queries.js';
 import { type EventRow, PURGE_BATCH, eventOf, finishAttemptStatement, named, statement } from './webhook-statements.js';
 
 /** What a claimed delivery's row holds: the delivery, its event and its subscription. */
@@ -32,14 +31,14 @@ export type DeliveryQueue = Pick<
 
 /** The deliveries table as the queue of every instance's worker. */
 export class PostgresDeliveryQueue implements DeliveryQueue {
-  readonly #pool: Pool;
+  readonly #database: Database;
   readonly #channel: DeliveryChannel;
   readonly #letters: string;
   readonly #clock: Clock;
 
   /** `letters` are the store's event id letters; `clock` dates an attempt whose JSON has no time. */
-  constructor(pool: Pool, channel: DeliveryChannel, letters: string, clock: Clock) {
-    this.#pool = pool;
+  constructor(database: Database, channel: DeliveryChannel, letters: string, clock: Clock) {
+    this.#database = database;
     this.#channel = channel;
     this.#letters = letters;
     this.#clock = clock;
@@ -53,8 +52,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     held: ReadonlyMap<string, number>,
   ): Promise<DueDelivery[]> {
     if (max <= 0 || perSubscription <= 0) return [];
-    const rows = await rowsOf<ClaimRow>(
-      this.#pool,
+    const rows = await this.#database.query<ClaimRow>(
       statement('claimDue', [nowMs, max, leaseMs, perSubscription, [...held.keys()], [...held.values()]]),
     );
     return rows.map((row) => {
@@ -91,16 +89,16 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     ];
     if (kind === 'retry') values.push(result.nextAttemptAtMs);
     if (kind === 'disable') values.push(result.disableReason);
-    await rowsOf(this.#pool, named(`finish_${kind}`, finishAttemptStatement(kind), values));
+    await this.#database.query(named(`finish_${kind}`, finishAttemptStatement(kind), values));
     if (kind === 'disable') this.#channel.announce();
   }
 
   async dropDelivery(deliveryId: string): Promise<void> {
-    await rowsOf(this.#pool, statement('dropDelivery', [deliveryKey(deliveryId)]));
+    await this.#database.query(statement('dropDelivery', [deliveryKey(deliveryId)]));
   }
 
   async nextDueMs(): Promise<number | undefined> {
-    const rows = await rowsOf<{ due_ms: string }>(this.#pool, statement('nextDue', []));
+    const rows = await this.#database.query<{ due_ms: string }>(statement('nextDue', []));
     return rows[0] === undefined ? undefined : Number(rows[0].due_ms);
   }
 
@@ -112,16 +110,15 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     // In batches: a day of events may be many rows, and one statement would hold their locks throughout.
     for (const key of ['purgeEvents', 'purgeAttempts'] as const) {
       for (;;) {
-        const rows = await rowsOf<{ count: string }>(this.#pool, statement(key, [eventsBeforeMs]));
+        const rows = await this.#database.query<{ count: string }>(statement(key, [eventsBeforeMs]));
         if (Number(rows[0]?.count ?? 0) < PURGE_BATCH) break;
       }
     }
-    await rowsOf(this.#pool, statement('purgeOrphans', []));
+    await this.#database.query(statement('purgeOrphans', []));
   }
 
   async stats(): Promise<DeliveryStats> {
-    const rows = await rowsOf<{ pending: string; oldest_ms: string | null; disabled: string }>(
-      this.#pool,
+    const rows = await this.#database.query<{ pending: string; oldest_ms: string | null; disabled: string }>(
       statement('stats', []),
     );
     const row = rows[0];

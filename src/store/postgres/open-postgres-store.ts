@@ -3,6 +3,7 @@
 // and set up the pool every request uses.
 import pg from 'pg';
 import type { Clock } from '../../clock.js';
+import { Database } from './database.js';
 import { DeliveryChannel } from './delivery-channel.js';
 import { describeDatabase } from './faults.js';
 import { PostgresIdempotencyTable, sweepExpired } from './idempotency-table.js';
@@ -92,27 +93,23 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   await sweepExpired(pool, clock.now()).catch(() => {});
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const database = new Database(pool, (available, cause) =>
+    warn(
+      available
+        ? `PostgreSQL at ${where} answers again`
+        : `PostgreSQL at ${where} cannot be reached (${cause}); API requests get 503 until it answers again`,
+    ),
+  );
   // Listening from the start, so that a worker's watch is in force as soon as it is made.
   const channel = new DeliveryChannel(connectionConfig(databaseUrl), pool);
   await channel.listen();
-  const webhooks = new PostgresWebhookStore({
-    pool,
-    channel,
-    cursorSecret,
-    clock,
-  });
+  const webhooks = new PostgresWebhookStore({ database, channel, cursorSecret, clock });
   return new PostgresStore({
-    pool,
+    database,
     cursorSecret,
     keys: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
     idempotency: new PostgresIdempotencyTable(pool),
     webhooks,
-    onAvailability: (available, cause) =>
-      warn(
-        available
-          ? `PostgreSQL at ${where} answers again`
-          : `PostgreSQL at ${where} cannot be reached (${cause}); API requests get 503 until it answers again`,
-      ),
     onClose: async () => {
       clearInterval(sweeper);
       webhooks.close();

@@ -8,7 +8,7 @@
 // same statement (store-statements.ts); the webhook part of the store is webhook-store.ts.
 // A write resolves only after COMMIT has returned: an answer 201 is durable on the server.
 import { randomInt } from 'node:crypto';
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { QueryResultRow } from 'pg';
 import { eventId, eventIdLetters } from '../../events/event-id.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
@@ -25,7 +25,7 @@ import type {
   PageRequest,
   Store,
 } from '../store.js';
-import { isUnavailable, unavailableError } from './faults.js';
+import type { Database } from './database.js';
 import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
 import {
   afterId,
@@ -41,13 +41,11 @@ import type { PostgresWebhookStore } from './webhook-store.js';
 
 /** What a PostgresStore is made of; see openPostgresStore. */
 export interface PostgresStoreParts {
-  pool: Pool;
+  database: Database;
   cursorSecret: Buffer;
   keys: KeyTable;
   idempotency: IdempotencyTable;
   webhooks: PostgresWebhookStore;
-  /** Told when the database stops answering and when it answers again (once each per outage). */
-  onAvailability: (available: boolean, cause: string) => void;
   /** Called by close() before the pool ends: stops what runs on its own (the sweep of expired rows). */
   onClose: () => Promise<void>;
 }
@@ -101,29 +99,24 @@ export class PostgresStore implements Store {
   readonly keys: KeyTable;
   readonly idempotency: IdempotencyTable;
   readonly webhooks: PostgresWebhookStore;
-  readonly #pool: Pool;
+  readonly #database: Database;
   /** The text every event id of this store starts with: the id of position 0 without its digit. */
   readonly #eventIdPrefix: string;
-  readonly #onAvailability: (available: boolean, cause: string) => void;
   readonly #onClose: () => Promise<void>;
-  #available = true;
-  /** Statement names by text: a statement built from a change's shape is prepared once per connection. */
-  readonly #names = new Map<string, string>();
 
   constructor(parts: PostgresStoreParts) {
-    this.#pool = parts.pool;
+    this.#database = parts.database;
     this.cursorSecret = parts.cursorSecret;
     this.keys = parts.keys;
     this.idempotency = parts.idempotency;
     this.webhooks = parts.webhooks;
     this.#eventIdPrefix = eventId(eventIdLetters(parts.cursorSecret), 0).slice(0, -1);
-    this.#onAvailability = parts.onAvailability;
     this.#onClose = parts.onClose;
   }
 
   async getPet(id: number): Promise<StoredPet | undefined> {
-    const { rows } = await this.#query<PetRow>(
-      this.#statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
+    const rows = await this.#database.query<PetRow>(
+      this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
     );
     return rows[0] === undefined ? undefined : petOf(rows[0]);
   }
@@ -153,15 +146,15 @@ export class PostgresStore implements Store {
       ...rememberParams(remember),
       ...recordEventsParams(atMs, this.#eventIdPrefix),
     ];
-    const { rows } = await this.#query<PetRow & FannedRow>(this.#statement(text, params));
+    const rows = await this.#database.query<PetRow & FannedRow>(this.#database.statement(text, params));
     const row = rows[0] as PetRow & FannedRow;
     this.#announceIf(row);
     return petOf(row);
   }
 
   async getOrder(id: number): Promise<StoredOrder | undefined> {
-    const { rows } = await this.#query<OrderRow>(
-      this.#statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
+    const rows = await this.#database.query<OrderRow>(
+      this.#database.statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
     );
     return rows[0] === undefined ? undefined : orderOf(rows[0]);
   }
@@ -180,9 +173,9 @@ export class PostgresStore implements Store {
     decide: DecidePlacement,
     remember?: IdempotencyRecord,
   ): Promise<StoredOrder> {
-    const { order, written } = await this.#transaction(async (client) => {
+    const { order, written } = await this.#database.transaction(async (client) => {
       const { rows } = await client.query<PetRow>(
-        this.#statement('SELECT id, status, json FROM pets WHERE id = $1 FOR UPDATE', [petId]),
+        this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1 FOR UPDATE', [petId]),
       );
       const pet = rows[0] === undefined ? undefined : petOf(rows[0]);
       const move = decide(pet);
@@ -216,7 +209,7 @@ export class PostgresStore implements Store {
         ...rememberParams(remember),
         ...recordEventsParams(Date.parse(createdAt), this.#eventIdPrefix),
       ];
-      const result = await client.query<{ id: string } & FannedRow>(this.#statement(text, params));
+      const result = await client.query<{ id: string } & FannedRow>(this.#database.statement(text, params));
       const order = storedOrder(Number(result.rows[0]?.id), petId, move.orderStatus, createdAt);
       return { order, written: result.rows[0] };
     });
@@ -225,10 +218,10 @@ export class PostgresStore implements Store {
   }
 
   async moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
-    const { moved, written } = await this.#transaction(async (client) => {
+    const { moved, written } = await this.#database.transaction(async (client) => {
       // The order and its pet are locked together (every order has its pet: a foreign key says so).
       const { rows } = await client.query<OrderWithPetRow>(
-        this.#statement(
+        this.#database.statement(
           `SELECT o.id, o.pet_id, o.status, o.created_at, p.status AS pet_status, p.json AS pet_json
              FROM orders AS o JOIN pets AS p ON p.id = o.pet_id
             WHERE o.id = $1 FOR UPDATE`,
@@ -256,7 +249,7 @@ export class PostgresStore implements Store {
         )}
         SELECT ${FANNED_OUT}`;
       const result = await client.query<FannedRow>(
-        this.#statement(text, [
+        this.#database.statement(text, [
           order.id,
           move.orderStatus,
           moved.json,
@@ -274,12 +267,12 @@ export class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.#query({ text: 'SELECT 1' });
+    await this.#database.query({ text: 'SELECT 1' });
   }
 
   async close(): Promise<void> {
     await this.#onClose();
-    await this.#pool.end();
+    await this.#database.pool.end();
   }
 
   /** Tells every instance of deliveries a committed change added (see DeliveryChannel: after the commit). */
@@ -304,7 +297,9 @@ export class PostgresStore implements Store {
     itemOf: (row: { id: string; status: S; json: string }) => T,
   ): Promise<Page<T>> {
     const text = request.status === undefined ? queries.all : (queries.byStatus.get(request.status) as string);
-    const { rows } = await this.#query<PageRow<S>>(this.#statement(text, [request.afterId, request.limit + 1]));
+    const rows = await this.#database.query<PageRow<S>>(
+      this.#database.statement(text, [request.afterId, request.limit + 1]),
+    );
     const items: T[] = [];
     for (const row of rows) {
       if (row.id === null || row.status === null || row.json === null) continue;
@@ -312,69 +307,5 @@ export class PostgresStore implements Store {
     }
     const found = rows.filter((row) => row.id !== null).length;
     return { items, more: found > request.limit, total: Number(rows[0]?.total ?? 0) };
-  }
-
-  /** A named statement: the server parses and plans it once per connection. */
-  #statement(text: string, values: unknown[]): QueryConfig {
-    let name = this.#names.get(text);
-    if (name === undefined) {
-      name = `animal_store_${this.#names.size + 1}`;
-      this.#names.set(text, name);
-    }
-    return { name, text, values };
-  }
-
-  /** One statement on any connection of the pool. */
-  async #query<R extends QueryResultRow>(config: QueryConfig): Promise<{ rows: R[] }> {
-    try {
-      const result = await this.#pool.query<R>(config);
-      this.#answered();
-      return result;
-    } catch (error) {
-      throw this.#fault(error);
-    }
-  }
-
-  /** Runs `work` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw this.#fault(error);
-    }
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      this.#answered();
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError as Error;
-      });
-      throw this.#fault(error);
-    } finally {
-      // A connection whose rollback failed is in an unknown state: it is closed, not reused.
-      client.release(broken);
-    }
-  }
-
-  /** Notes that the database answered (it is back, if it was away). */
-  #answered(): void {
-    if (this.#available) return;
-    this.#available = true;
-    this.#onAvailability(true, '');
-  }
-
-  /** A failure as the request should see it: 503 when the database is away, the error itself otherwise. */
-  #fault(error: unknown): unknown {
-    if (!isUnavailable(error)) return error;
-    if (this.#available) {
-      this.#available = false;
-      this.#onAvailability(false, (error as Error).message);
-    }
-    return unavailableError();
   }
 }

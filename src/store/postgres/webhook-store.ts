@@ -2,10 +2,9 @@
 // tables every instance shares (schema.ts, migration 2). The events themselves are recorded by the
 // store's changes (postgres-store.ts), with their deliveries, in the statement of the change. Here:
 // each webhook change is one statement or one transaction that locks the subscription it decides on;
-// pending deliveries are a queue that instances claim with FOR UPDATE SKIP LOCKED and a lease (an
-// instance that dies mid-attempt leaves its deliveries to be claimed again when the lease ends); and
-// /events lists in an order that no commit can still add to in the past (see pageEvents).
-import type { Pool, PoolClient } from 'pg';
+// pending deliveries are the queue of delivery-queue.ts, which this extends; and /events lists in an
+// order that no commit can still add to in the past (see pageEvents).
+import type { PoolClient } from 'pg';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { type StoredEvent, TEST_EVENT_TYPE, eventJson } from '../../events/event.js';
@@ -13,9 +12,6 @@ import { eventId, eventIdLetters, eventSeqOf } from '../../events/event-id.js';
 import type { Page } from '../store.js';
 import type {
   Attempt,
-  AttemptResult,
-  DeliveryStats,
-  DueDelivery,
   EventPage,
   EventPageRequest,
   NewSubscription,
@@ -23,9 +19,10 @@ import type {
   Subscription,
   WebhookStore,
 } from '../webhook-store.js';
+import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
 import { PostgresDeliveryQueue } from './delivery-queue.js';
-import { inTransaction, pageOf, rowsOf } from './queries.js';
+import { pageOf } from './page-of.js';
 import {
   type EventRow,
   type SubscriptionRow,
@@ -40,7 +37,7 @@ import {
 
 /** What a PostgresWebhookStore is made of. */
 export interface PostgresWebhookStoreParts {
-  pool: Pool;
+  database: Database;
   channel: DeliveryChannel;
   /** The store's shared secret: event ids carry letters derived from it. */
   cursorSecret: Buffer;
@@ -67,20 +64,20 @@ function parsePosition(position: string | undefined): [xid: string | null, seq: 
   return [match[1] ?? null, match[2] as string];
 }
 
-/** The WebhookStore of a PostgreSQL database shared by every instance. */
-export class PostgresWebhookStore implements WebhookStore {
-  readonly #pool: Pool;
+/** The WebhookStore of a PostgreSQL database shared by every instance: its delivery queue, and the rest. */
+export class PostgresWebhookStore extends PostgresDeliveryQueue implements WebhookStore {
+  readonly #database: Database;
   readonly #letters: string;
   readonly #clock: Clock;
   readonly #channel: DeliveryChannel;
-  readonly #queue: PostgresDeliveryQueue;
 
   constructor(parts: PostgresWebhookStoreParts) {
-    this.#pool = parts.pool;
-    this.#letters = eventIdLetters(parts.cursorSecret);
+    const letters = eventIdLetters(parts.cursorSecret);
+    super(parts.database, parts.channel, letters, parts.clock);
+    this.#database = parts.database;
+    this.#letters = letters;
     this.#clock = parts.clock;
     this.#channel = parts.channel;
-    this.#queue = new PostgresDeliveryQueue(parts.pool, parts.channel, this.#letters, parts.clock);
   }
 
   addSubscription(
@@ -89,7 +86,7 @@ export class PostgresWebhookStore implements WebhookStore {
     remember?: RememberedWrite,
   ): Promise<Subscription | undefined> {
     // The count and the insert are one step per owner: concurrent additions wait for the owner's lock.
-    return inTransaction(this.#pool, async (client) => {
+    return this.#database.transaction(async (client) => {
       await client.query(statement('lockOwner', [subscription.ownerKeyId]));
       const { rows } = await client.query<{ seq: string }>(
         statement('addSubscription', [
@@ -105,13 +102,12 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async getSubscription(id: string): Promise<Subscription | undefined> {
     if (!storable(id)) return undefined;
-    const rows = await rowsOf<SubscriptionRow>(this.#pool, statement('getSubscription', [id]));
+    const rows = await this.#database.query<SubscriptionRow>(statement('getSubscription', [id]));
     return rows[0] === undefined ? undefined : subscriptionOf(rows[0]);
   }
 
   async pageSubscriptions(ownerKeyId: string, afterSeq: number, limit: number): Promise<Page<Subscription>> {
-    const rows = await rowsOf<SubscriptionRow & { total: string }>(
-      this.#pool,
+    const rows = await this.#database.query<SubscriptionRow & { total: string }>(
       statement('pageSubscriptions', [ownerKeyId, afterSeq, limit + 1]),
     );
     return pageOf(rows, limit, (row) => (row.seq === null ? undefined : subscriptionOf(row)));
@@ -124,7 +120,7 @@ export class PostgresWebhookStore implements WebhookStore {
     remember?: RememberedWrite | ((updated: Subscription) => RememberedWrite),
   ): Promise<Subscription> {
     let disabled = false;
-    const updated = await inTransaction(this.#pool, async (client) => {
+    const updated = await this.#database.transaction(async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionForChange', id);
       const next = decide(current);
       if (current === undefined) throw new TypeError('the rule for a webhook change accepted one that does not exist');
@@ -150,7 +146,7 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async deleteSubscription(id: string, decide: (current: Subscription | undefined) => void): Promise<void> {
-    const deleted = await inTransaction(this.#pool, async (client) => {
+    const deleted = await this.#database.transaction(async (client) => {
       const current = await this.#locked(client, 'lockSubscription', id);
       decide(current);
       if (current !== undefined) await client.query(statement('deleteSubscription', [id]));
@@ -162,7 +158,7 @@ export class PostgresWebhookStore implements WebhookStore {
   async getEvent(id: string, sinceMs: number): Promise<StoredEvent | undefined> {
     const seq = eventSeqOf(this.#letters, id);
     if (seq === undefined) return undefined;
-    const rows = await rowsOf<EventRow>(this.#pool, statement('getEvent', [seq, sinceMs]));
+    const rows = await this.#database.query<EventRow>(statement('getEvent', [seq, sinceMs]));
     return rows[0] === undefined ? undefined : eventOf(rows[0]);
   }
 
@@ -179,8 +175,7 @@ export class PostgresWebhookStore implements WebhookStore {
     const byType = request.type !== undefined;
     const values: unknown[] = [xid, seq, request.sinceMs, request.limit + 1];
     if (byType) values.push(request.type);
-    const rows = await rowsOf<EventRow & { total: string; xid: string | null }>(
-      this.#pool,
+    const rows = await this.#database.query<EventRow & { total: string; xid: string | null }>(
       named(byType ? 'events_by_type' : 'events', pageEventsStatement(byType), values),
     );
     const page = pageOf(rows, request.limit, (row) => (row.seq === null ? undefined : eventOf(row)));
@@ -194,7 +189,7 @@ export class PostgresWebhookStore implements WebhookStore {
     decide: (current: Subscription | undefined) => void,
     remember?: (event: StoredEvent) => RememberedWrite,
   ): Promise<StoredEvent> {
-    const sent = await inTransaction(this.#pool, async (client) => {
+    const sent = await this.#database.transaction(async (client) => {
       // Locked as it is: a disable waits for the test to be queued, then drops it with the rest.
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
@@ -221,8 +216,7 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async redeliver(eventId: string, subscriptionIds: readonly string[], remember?: RememberedWrite): Promise<void> {
     const seq = eventSeqOf(this.#letters, eventId) ?? null;
-    await rowsOf(
-      this.#pool,
+    await this.#database.query(
       statement('redeliver', [
         seq,
         subscriptionIds.filter(storable),
@@ -239,7 +233,7 @@ export class PostgresWebhookStore implements WebhookStore {
     decide: (current: Subscription | undefined) => void,
     remember?: (count: number) => RememberedWrite,
   ): Promise<number> {
-    const count = await inTransaction(this.#pool, async (client) => {
+    const count = await this.#database.transaction(async (client) => {
       const current = await this.#locked(client, 'lockSubscriptionAsIs', id);
       decide(current);
       let count = 0;
@@ -258,8 +252,7 @@ export class PostgresWebhookStore implements WebhookStore {
 
   async pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Promise<Page<Attempt>> {
     if (!storable(id)) return { items: [], more: false, total: 0 };
-    const rows = await rowsOf<{ total: string; seq: string | null; id: string; json: string }>(
-      this.#pool,
+    const rows = await this.#database.query<{ total: string; seq: string | null; id: string; json: string }>(
       statement('pageAttempts', [id, beforeSeq ?? NEWEST, limit + 1]),
     );
     return pageOf(rows, limit, (row) =>
@@ -267,48 +260,9 @@ export class PostgresWebhookStore implements WebhookStore {
     );
   }
 
-  claimDue(
-    nowMs: number,
-    max: number,
-    leaseMs: number,
-    perSubscription: number,
-    held: ReadonlyMap<string, number>,
-  ): Promise<DueDelivery[]> {
-    return this.#queue.claimDue(nowMs, max, leaseMs, perSubscription, held);
-  }
-
-  finishAttempt(result: AttemptResult): Promise<void> {
-    return this.#queue.finishAttempt(result);
-  }
-
-  dropDelivery(deliveryId: string): Promise<void> {
-    return this.#queue.dropDelivery(deliveryId);
-  }
-
-  nextDueMs(): Promise<number | undefined> {
-    return this.#queue.nextDueMs();
-  }
-
-  watch(onChange: () => void): () => void {
-    return this.#queue.watch(onChange);
-  }
-
-  purge(eventsBeforeMs: number): Promise<void> {
-    return this.#queue.purge(eventsBeforeMs);
-  }
-
-  stats(): Promise<DeliveryStats> {
-    return this.#queue.stats();
-  }
-
   /** Tells every instance that deliveries may be due: a change of the store fanned events out. */
   announce(): void {
     this.#channel.announce();
-  }
-
-  /** Stops listening for changes of other instances. */
-  close(): void {
-    this.#queue.close();
   }
 
   /** Subscription `id` locked by `lock` in this transaction, or undefined when there is none. */
