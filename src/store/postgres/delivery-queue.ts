@@ -8,7 +8,8 @@ import { eventSeqOf } from '../../events/event-id.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
 import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
-import { type EventRow, PURGE_BATCH, eventOf, finishAttemptStatement, named, statement } from './webhook-statements.js';
+import { type EventRow, eventOf } from './webhook-rows.js';
+import { PURGE_BATCH, finishAttemptStatement, named, statement } from './webhook-statements.js';
 
 /** What a claimed delivery's row holds: the delivery, its event and its subscription. */
 interface ClaimRow extends EventRow {

@@ -20,17 +20,17 @@ import type {
   IdempotencyRecord,
   IdempotencyTable,
   KeyTable,
-  OrderMove,
   Page,
   PageRequest,
   Store,
 } from '../store.js';
 import type { Database } from './database.js';
-import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
+import { COUNT_SLOTS, eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
 import {
   afterId,
   countChanges,
   FANNED_OUT,
+  orderCounts,
   pageQueries,
   recordEventsClause,
   recordEventsParams,
@@ -134,7 +134,13 @@ export class PostgresStore implements Store {
         SELECT next.id, $1, $2, '{"id":' || next.id || $3 FROM (SELECT nextval('pet_ids') AS id) AS next
         RETURNING id, status, json
       ),
-      counted AS (UPDATE counts SET ${countChanges([[petCountColumn(pet.status), 1]])} WHERE slot = $4),
+      counted AS (
+        UPDATE counts SET ${countChanges([
+          [petCountColumn(pet.status), 1],
+          [eventCountColumn('pet.created'), 1],
+        ])}
+         WHERE slot = $4
+      ),
       ${rememberClause(5, 'created.json')},
       ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
       SELECT id, status, json, ${FANNED_OUT} FROM created`;
@@ -188,7 +194,7 @@ export class PostgresStore implements Store {
           RETURNING id, json
         ),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $1),
-        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, undefined))} WHERE slot = $7),
+        counted AS (UPDATE counts SET ${countChanges(orderCounts(pet.status, move, undefined))} WHERE slot = $7),
         ${rememberClause(8, 'created.json')},
         ${recordEventsClause(
           [
@@ -239,7 +245,7 @@ export class PostgresStore implements Store {
       const text = `
         WITH moved AS (UPDATE orders SET status = $2, json = $3 WHERE id = $1),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $4),
-        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, order.status))} WHERE slot = $7),
+        counted AS (UPDATE counts SET ${countChanges(orderCounts(pet.status, move, order.status))} WHERE slot = $7),
         ${recordEventsClause(
           [
             { type: 'order.updated', data: '$3::text' },
@@ -278,17 +284,6 @@ export class PostgresStore implements Store {
   /** Tells every instance of deliveries a committed change added (see DeliveryChannel: after the commit). */
   #announceIf(written: FannedRow | undefined): void {
     if (Number(written?.fanned ?? 0) > 0) this.webhooks.announce();
-  }
-
-  /** The counts an order change makes: its pet leaves one status for another; the order joins one (and leaves one). */
-  #moveCounts(petBefore: PetStatus, move: OrderMove, orderBefore: OrderStatus | undefined): Array<[string, number]> {
-    const changes: Array<[string, number]> = [
-      [petCountColumn(petBefore), -1],
-      [petCountColumn(move.petStatus), 1],
-      [orderCountColumn(move.orderStatus), 1],
-    ];
-    if (orderBefore !== undefined) changes.push([orderCountColumn(orderBefore), -1]);
-    return changes;
   }
 
   async #page<S extends string, T>(

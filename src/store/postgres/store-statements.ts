@@ -2,7 +2,10 @@
 // changes, the Idempotency-Key answer kept with a change, and the events a change records. Each is
 // text made once per shape of change, so the server prepares each statement once per connection.
 import type { EventType } from '../../events/event.js';
-import type { IdempotencyRecord } from '../store.js';
+import type { OrderStatus } from '../../orders/schemas.js';
+import type { PetStatus } from '../../pets/schemas.js';
+import type { IdempotencyRecord, OrderMove } from '../store.js';
+import { eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
 
 /** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
 export const afterId = (json: string): string => json.slice(json.indexOf(','));
@@ -36,6 +39,26 @@ export function countChanges(changes: ReadonlyArray<[column: string, delta: numb
     .map(([column, delta]) => `${column} = ${column} + ${delta}`);
   // A change that moves nothing still locks and writes its slot, so every write has the same shape.
   return sets.length === 0 ? 'slot = slot' : sets.join(', ');
+}
+
+/**
+ * The counts an order change makes: its pet leaves one status for another; the order joins one (and
+ * leaves one, when it moves on); and its two events, order.created or order.updated, and pet.updated.
+ */
+export function orderCounts(
+  petBefore: PetStatus,
+  move: OrderMove,
+  orderBefore: OrderStatus | undefined,
+): Array<[string, number]> {
+  const changes: Array<[string, number]> = [
+    [petCountColumn(petBefore), -1],
+    [petCountColumn(move.petStatus), 1],
+    [orderCountColumn(move.orderStatus), 1],
+  ];
+  if (orderBefore !== undefined) changes.push([orderCountColumn(orderBefore), -1]);
+  changes.push([eventCountColumn(orderBefore === undefined ? 'order.created' : 'order.updated'), 1]);
+  changes.push([eventCountColumn('pet.updated'), 1]);
+  return changes;
 }
 
 /** The idempotency record kept with a change, as the statement's last parameters ($k … $k+4), or nulls. */

@@ -1,90 +1,14 @@
-// The statements of the PostgreSQL webhook store, and how its rows become the seam's values. What a
-// client wrote (a URL, a description) is kept only inside JSON text, never in a text column of its
-// own: a description may hold U+0000, which text cannot, and which JSON writes as the escape \u0000.
+// The statements of the PostgreSQL webhook store (its rows and values: webhook-rows.ts).
 import type { QueryConfig } from 'pg';
-import type { DeliveredEventType, EventType, StoredEvent } from '../../events/event.js';
-import type { NewSubscription, RememberedWrite, Subscription, SubscriptionSecret } from '../webhook-store.js';
+import { EVENT_TYPES } from '../../events/event.js';
+import { eventCountColumn } from './schema.js';
 
 /** Attempts kept per subscription: older ones are forgotten as new ones are recorded. */
 export const ATTEMPTS_KEPT = 1000;
 /** Rows a purge deletes per statement, so that no statement holds many locks or runs long. */
 export const PURGE_BATCH = 10_000;
 
-export interface SubscriptionRow {
-  seq: string;
-  id: string;
-  owner_key_id: string;
-  status: Subscription['status'];
-  disabled_reason: string | null;
-  events: EventType[];
-  failing_since_ms: string | null;
-  json: string;
-}
-
-/** What a subscription keeps in its JSON column. */
-interface SubscriptionJson {
-  url: string;
-  description: string | null;
-  createdAt: string;
-  secrets: SubscriptionSecret[];
-}
-
-export interface EventRow {
-  seq: string;
-  type: DeliveredEventType;
-  at_ms: string;
-  json: string;
-}
-
 const SUBSCRIPTION_COLUMNS = 'seq, id, owner_key_id, status, disabled_reason, events, failing_since_ms, json';
-
-export function subscriptionOf(row: SubscriptionRow): Subscription {
-  const { url, description, createdAt, secrets } = JSON.parse(row.json) as SubscriptionJson;
-  return {
-    seq: Number(row.seq),
-    id: row.id,
-    ownerKeyId: row.owner_key_id,
-    url,
-    events: row.events,
-    description,
-    status: row.status,
-    disabledReason: row.disabled_reason,
-    createdAt,
-    secrets,
-    failingSinceMs: row.failing_since_ms === null ? null : Number(row.failing_since_ms),
-  };
-}
-
-/** A subscription's columns after its id: owner, status, reason, events, failing since, JSON. */
-export function subscriptionParams(subscription: NewSubscription): unknown[] {
-  const { url, description, createdAt, secrets } = subscription;
-  const json: SubscriptionJson = { url, description, createdAt, secrets: [...secrets] };
-  return [
-    subscription.ownerKeyId,
-    subscription.status,
-    subscription.disabledReason,
-    subscription.events,
-    subscription.failingSinceMs,
-    JSON.stringify(json),
-  ];
-}
-
-/** An event's id is the first member of its JSON: `{"id":"evt_…",`. */
-const idOfEventJson = (json: string): string => json.slice(7, json.indexOf('"', 7));
-
-export const eventOf = (row: EventRow): StoredEvent => ({
-  seq: Number(row.seq),
-  id: idOfEventJson(row.json),
-  type: row.type,
-  timestampMs: Number(row.at_ms),
-  json: row.json,
-});
-
-/** A remembered answer's parameters ($k … $k+5), or nulls. */
-export const rememberWriteParams = (remember: RememberedWrite | undefined): unknown[] =>
-  remember === undefined
-    ? [null, null, null, null, null, null]
-    : [remember.scope, remember.key, remember.fingerprint, remember.status, remember.body, remember.expiresAtMs];
 
 /** The CTE that keeps a remembered answer from parameter `first` on, once per row of `from` (if given). */
 const rememberClause = (first: number, from?: string): string => `
@@ -201,11 +125,20 @@ export const SQL = {
      WHERE w.status = 'enabled' ORDER BY ${DUE_MS} LIMIT 1`,
   dropDelivery: 'DELETE FROM deliveries WHERE id = $1',
 
+  /** A batch of events past retention, with their pending deliveries, and out of the counts. */
   purgeEvents: `
     WITH gone AS (
-      DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at_ms < $1 LIMIT ${PURGE_BATCH}) RETURNING seq
+      DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at_ms < $1 LIMIT ${PURGE_BATCH})
+      RETURNING seq, type, test_for
     ),
-    dropped AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM gone))
+    dropped AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM gone)),
+    uncounted AS (
+      UPDATE counts SET ${EVENT_TYPES.map(
+        (type) =>
+          `${eventCountColumn(type)} = ${eventCountColumn(type)} - (SELECT count(*) FROM gone WHERE type = '${type}' AND test_for IS NULL)`,
+      ).join(',\n        ')}
+       WHERE slot = 0
+    )
     SELECT count(*) AS count FROM gone`,
   purgeAttempts: `
     WITH gone AS (
@@ -258,17 +191,28 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
     SELECT 1`;
 }
 
-/** The listing of events after a position, of all types or of `$5`; see PostgresWebhookStore.pageEvents. */
+/**
+ * The listing of events after a position ($1 xid or null, $2 seq), of all types or of `$5`, recorded
+ * at or after $3, up to $4 rows; see PostgresWebhookStore.pageEvents. The total is the events counted
+ * by their changes (schema.ts, migration 2) less those past retention not purged yet and those not
+ * listable yet: two short index ranges, whatever the number of events.
+ */
 export function pageEventsStatement(byType: boolean): string {
   const type = byType ? 'AND type = $5' : '';
+  const counted = byType
+    ? `CASE $5::text ${EVENT_TYPES.map((name) => `WHEN '${name}' THEN ${eventCountColumn(name)}`).join(' ')} END`
+    : EVENT_TYPES.map(eventCountColumn).join(' + ');
   return `
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-    after AS (SELECT coalesce($1::xid8, (SELECT xid FROM events WHERE seq = $2), '0'::xid8) AS xid, $2::bigint AS seq)
+    after AS (SELECT coalesce($1::xid8, (SELECT xid FROM events WHERE seq = $2), '0'::xid8) AS xid, $2::bigint AS seq),
+    total AS (
+      SELECT (SELECT sum(${counted}) FROM counts)
+           - (SELECT count(*) FROM events WHERE at_ms < $3 AND type <> 'webhook.test' ${type})
+           - (SELECT count(*) FROM events, horizon
+               WHERE test_for IS NULL AND xid >= horizon.xmin AND at_ms >= $3 ${type}) AS total
+    )
     SELECT t.total, e.xid::text AS xid, e.seq, e.type, e.at_ms, e.json
-      FROM (
-        SELECT count(*) AS total FROM events, horizon
-         WHERE test_for IS NULL AND at_ms >= $3 AND xid < horizon.xmin ${type}
-      ) AS t
+      FROM total AS t
       LEFT JOIN LATERAL (
         SELECT ev.xid, ev.seq, ev.type, ev.at_ms, ev.json FROM events AS ev, horizon, after
          WHERE ev.test_for IS NULL AND (ev.xid, ev.seq) > (after.xid, after.seq) AND ev.xid < horizon.xmin

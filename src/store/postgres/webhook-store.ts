@@ -27,13 +27,11 @@ import {
   type EventRow,
   type SubscriptionRow,
   eventOf,
-  named,
-  pageEventsStatement,
   rememberWriteParams,
-  statement,
   subscriptionOf,
   subscriptionParams,
-} from './webhook-statements.js';
+} from './webhook-rows.js';
+import { named, pageEventsStatement, statement } from './webhook-statements.js';
 
 /** What a PostgresWebhookStore is made of. */
 export interface PostgresWebhookStoreParts {
