@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { ApiError } from '../../src/errors.js';
 import { eventJson } from '../../src/events/event.js';
 import { eventId, eventIdLetters } from '../../src/events/event-id.js';
-import { MIGRATIONS } from '../../src/store/postgres/schema.js';
+import { COUNTED_EVENT_TYPES, eventCountColumn, MIGRATIONS } from '../../src/store/postgres/schema.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
 import { openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
 import { queryRows } from '../helpers/postgres.js';
@@ -248,6 +248,15 @@ test(
       await store.webhooks.purge(cutMs);
       assert.deepEqual(await totals(0), [3, 1, 1, 1, 0], 'purged');
       assert.deepEqual(await totals(cutMs), [3, 1, 1, 1, 0]);
+      // The counts, test events' included, stay those of the events kept.
+      const sum = COUNTED_EVENT_TYPES.map(eventCountColumn).join(' + ');
+      assert.deepEqual(
+        await queryRows(
+          url,
+          `SELECT (SELECT count(*)::int FROM events) AS kept, (SELECT sum(${sum})::int FROM counts) AS counted`,
+        ),
+        [{ kept: 4, counted: 4 }],
+      );
     } finally {
       await store.close();
     }

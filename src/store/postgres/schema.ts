@@ -5,7 +5,7 @@
 // so a start killed half-way leaves the schema as it was.
 import { randomBytes } from 'node:crypto';
 import type { ClientBase } from 'pg';
-import { EVENT_TYPES, type EventType } from '../../events/event.js';
+import { type DeliveredEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../../events/event.js';
 import { ORDER_STATUSES } from '../../orders/schemas.js';
 import { PET_STATUSES } from '../../pets/schemas.js';
 
@@ -16,7 +16,9 @@ export const COUNT_SLOTS = 16;
 export const petCountColumn = (status: string): string => `pets_${status}`;
 export const orderCountColumn = (status: string): string => `orders_${status}`;
 /** The counts table's column of each event type (migration 2): how many events of it were recorded and not purged. */
-export const eventCountColumn = (type: EventType): string => `events_${type.replace('.', '_')}`;
+export const eventCountColumn = (type: DeliveredEventType): string => `events_${type.replace('.', '_')}`;
+/** Every type an event may have, test events' included: each has its count. */
+export const COUNTED_EVENT_TYPES: readonly DeliveredEventType[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
 
 /** The channel `NOTIFY` announces key changes on; see PostgresKeyTable. */
 export const KEYS_CHANNEL = 'animal_store_keys';
@@ -140,11 +142,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_type ON events (type, xid, seq) WHERE test_for IS NULL;
   CREATE INDEX events_by_time ON events (at_ms, type);
   -- How many events of each type were recorded and not purged, kept like the pets' and orders' counts by
-  -- the change that records them (test events are not counted). A listing's total is then this sum
-  -- less the few not yet listable or past retention: never a count over the table. Whatever writes
-  -- events (a copy from another store included) keeps these in step.
+  -- the change that records them (test events too, in a column of their own). A listing's total is
+  -- then a sum less the few not yet listable or past retention: never a count over the table. Whatever
+  -- writes or deletes events (a copy from another store included) keeps these in step.
   ALTER TABLE counts
-    ${EVENT_TYPES.map((type) => `ADD COLUMN ${eventCountColumn(type)} bigint NOT NULL DEFAULT 0`).join(',\n    ')};
+    ${COUNTED_EVENT_TYPES.map((type) => `ADD COLUMN ${eventCountColumn(type)} bigint NOT NULL DEFAULT 0`).join(',\n    ')};
 
   -- Subscriptions. What a client wrote (url, description) and the secrets are kept inside JSON text;
   -- the columns beside it are the service's own values that statements select on.

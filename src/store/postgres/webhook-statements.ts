@@ -1,7 +1,7 @@
 // The statements of the PostgreSQL webhook store (its rows and values: webhook-rows.ts).
 import type { QueryConfig } from 'pg';
 import { EVENT_TYPES } from '../../events/event.js';
-import { eventCountColumn } from './schema.js';
+import { COUNTED_EVENT_TYPES, eventCountColumn } from './schema.js';
 
 /** Attempts kept per subscription: older ones are forgotten as new ones are recorded. */
 export const ATTEMPTS_KEPT = 1000;
@@ -68,6 +68,7 @@ export const SQL = {
   sendTest: `
     WITH recorded AS (INSERT INTO events (seq, type, at_ms, json, test_for) VALUES ($1, 'webhook.test', $2, $3, $4)),
     queued AS (INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms) VALUES ($1, $4, $2)),
+    counted AS (UPDATE counts SET ${eventCountColumn('webhook.test')} = ${eventCountColumn('webhook.test')} + 1 WHERE slot = 0),
     ${rememberClause(5)}
     SELECT 1`,
   redeliver: `
@@ -133,9 +134,9 @@ export const SQL = {
     ),
     dropped AS (DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM gone)),
     uncounted AS (
-      UPDATE counts SET ${EVENT_TYPES.map(
+      UPDATE counts SET ${COUNTED_EVENT_TYPES.map(
         (type) =>
-          `${eventCountColumn(type)} = ${eventCountColumn(type)} - (SELECT count(*) FROM gone WHERE type = '${type}' AND test_for IS NULL)`,
+          `${eventCountColumn(type)} = ${eventCountColumn(type)} - (SELECT count(*) FROM gone WHERE type = '${type}')`,
       ).join(',\n        ')}
        WHERE slot = 0
     )
