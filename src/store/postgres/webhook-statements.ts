@@ -205,7 +205,12 @@ export function pageEventsStatement(byType: boolean): string {
     : EVENT_TYPES.map(eventCountColumn).join(' + ');
   return `
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-    after AS (SELECT coalesce($1::xid8, (SELECT xid FROM events WHERE seq = $2), '0'::xid8) AS xid, $2::bigint AS seq),
+    -- A bare position (a cursor of the embedded store this one was copied from) is read with the
+    -- transaction of its event, or of the next one when it was purged.
+    after AS (
+      SELECT coalesce($1::xid8, (SELECT xid FROM events WHERE seq >= $2 ORDER BY seq LIMIT 1), '0'::xid8) AS xid,
+             $2::bigint AS seq
+    ),
     total AS (
       SELECT (SELECT sum(${counted}) FROM counts)
            - (SELECT count(*) FROM events WHERE at_ms < $3 AND type <> 'webhook.test' ${type})
