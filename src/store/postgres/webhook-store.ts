@@ -124,7 +124,8 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
       if (current === undefined) throw new TypeError('the rule for a webhook change accepted one that does not exist');
       const updated: Subscription = { ...next, seq: current.seq, id: current.id };
       const disabling = updated.status === 'disabled';
-      // Deliveries a change racing the disable made are dropped when it is enabled again: none was for it.
+      // Enabled again, what is still pending was made by a change that read it enabled while the disable
+      // committed: its event was recorded while it was disabled, so it is dropped too.
       const enabling = current.status === 'disabled' && updated.status === 'enabled';
       const written = typeof remember === 'function' ? remember(updated) : remember;
       await client.query(
