@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { ATTEMPTS_KEPT } from '../../src/store/postgres/webhook-statements.js';
 import type { AttemptResult, DueDelivery } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
 import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
@@ -124,6 +125,42 @@ test(
       });
       assert.equal(await b.webhooks.nextDueMs(), undefined);
       assert.deepEqual(await b.webhooks.stats(), { pending: 0, oldestPendingMs: null, disabledSubscriptions: 0 });
+    } finally {
+      await close();
+    }
+  },
+);
+
+test(
+  'a subscription keeps its newest 1,000 attempts: the oldest is forgotten as a new one is recorded',
+  { skip },
+  async () => {
+    const { url, a, close } = await twoStores();
+    try {
+      await subscribe(a, subscription('wh_a', ['pet.created']));
+      await createPets(a, 1);
+      // 999 attempts made before, as the store writes them, then two more through finishAttempt.
+      await queryRows(
+        url,
+        `INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
+       SELECT 'att_old_' || n, 'wh_a', 1, $1, false, '{"id":"att_old_' || n || '"}' FROM generate_series(1, 999) AS n`,
+        [T0_MS],
+      );
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const nowMs = T0_MS + attempt * LEASE_MS;
+        const [delivery] = await a.webhooks.claimDue(nowMs, 1, LEASE_MS, 1, NONE_HELD);
+        assert.ok(delivery !== undefined);
+        await a.webhooks.finishAttempt(failed(delivery, nowMs, nowMs + 1));
+      }
+      const page = await a.webhooks.pageAttempts('wh_a', undefined, 3);
+      assert.equal(page.total, ATTEMPTS_KEPT);
+      assert.equal(page.items[0]?.id, `att_1_${T0_MS + 2 * LEASE_MS}`, 'the newest first');
+      const ids = await queryRows<{ id: string }>(
+        url,
+        "SELECT id FROM attempts WHERE id LIKE 'att_old_%' ORDER BY seq",
+      );
+      assert.equal(ids.length, 998);
+      assert.equal(ids[0]?.id, 'att_old_2', 'the oldest forgotten');
     } finally {
       await close();
     }
