@@ -1,12 +1,17 @@
 // The cost of each operation on PostgreSQL, counted on the wire: a read is one round trip (the page and
 // its total in one statement), creating a pet one (one statement, its own transaction), an order one
-// transaction of four (BEGIN, the pet locked, the writes, COMMIT). Counted by a proxy that reads the
-// protocol's messages, so nothing in the service is trusted to count itself.
+// transaction of four (BEGIN, the pet locked, the writes, COMMIT); their events and deliveries are
+// written by those same statements, and only when a change added deliveries does one NOTIFY follow it,
+// not waited for. Counted by a proxy that reads the protocol's messages, so nothing in the service is
+// trusted to count itself.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { Agent } from 'undici';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
 import { QUIET_LOGGER } from '../../src/logging/logger.js';
+import { DELIVERIES_CHANNEL, KEYS_CHANNEL } from '../../src/store/postgres/schema.js';
 import { type CountingProxy, startCountingProxy } from '../helpers/pg-proxy.js';
 import { ADMIN_URL, createTestDatabase, postgresSkipReason, queryRows } from '../helpers/postgres.js';
 import { call, TEST_KEY, type TestServer } from '../helpers/server.js';
@@ -15,11 +20,13 @@ const skip = await postgresSkipReason();
 let proxy: CountingProxy;
 let server: TestServer;
 let drop: () => Promise<void> = async () => {};
+let databaseUrl = '';
 
 before(async () => {
   if (skip !== undefined) return;
   const database = await createTestDatabase();
   drop = database.drop;
+  databaseUrl = database.url;
   proxy = await startCountingProxy(Number(new URL(ADMIN_URL).port || 5432));
   const url = new URL(database.url);
   url.hostname = '127.0.0.1';
@@ -31,7 +38,8 @@ before(async () => {
   });
   const { url: origin } = await app.listen({ port: 0, host: '127.0.0.1' });
   // The connection that listens for key changes says LISTEN once, on its own time: counted before the tests.
-  const listening = `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`;
+  // (The one that listens for new deliveries has said it before the store opened.)
+  const listening = `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN ${KEYS_CHANNEL}'`;
   while ((await queryRows(ADMIN_URL, listening, [database.name])).length === 0)
     await new Promise((resolve) => setTimeout(resolve, 10));
   const agent = new Agent();
@@ -84,4 +92,39 @@ test('each operation takes the round trips its design says, counted on the wire'
     assert.equal((await call(server, 'POST', '/v1/store/orders', { json: { petId: 3 } })).status, 409);
   });
   assert.equal(refused, 3, 'a refused order: BEGIN, the pet locked, ROLLBACK');
+
+  // A change's events and their deliveries are written by the statements of the change; then, not
+  // waited for, one NOTIFY tells every instance (heard here directly, to count it in its operation).
+  await queryRows(
+    databaseUrl,
+    `INSERT INTO webhooks (id, owner_key_id, status, events, json)
+     VALUES ('wh_counted', 'key_1', 'enabled', ARRAY['pet.created', 'order.created', 'pet.updated'], '{}')`,
+  );
+  const listener = new pg.Client({ connectionString: databaseUrl });
+  await listener.connect();
+  try {
+    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    const announced = (): Promise<unknown> => once(listener, 'notification');
+    const withEvent = await roundTripsOf(async () => {
+      const heard = announced();
+      await create();
+      await heard;
+    });
+    assert.equal(withEvent, 2, 'create a pet with its event and delivery: one statement, then the NOTIFY');
+    const orderWithEvents = await roundTripsOf(async () => {
+      const heard = announced();
+      const reply = await call(server, 'POST', '/v1/store/orders', { json: { petId: 4 } });
+      assert.equal(reply.status, 201, reply.text);
+      await heard;
+    });
+    assert.equal(
+      orderWithEvents,
+      5,
+      'an order with its events and deliveries: BEGIN, lock, writes, COMMIT, then the NOTIFY',
+    );
+  } finally {
+    await listener.end();
+  }
+  const [counted] = await queryRows<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM deliveries');
+  assert.equal(counted?.n, 3);
 });

@@ -3,11 +3,14 @@
 // and set up the pool every request uses.
 import pg from 'pg';
 import type { Clock } from '../../core/clock.js';
+import { Database } from './database.js';
+import { DeliveryChannel } from './delivery-channel.js';
 import { describeDatabase } from './faults.js';
 import { PostgresIdempotencyTable, sweepExpired } from './idempotency-table.js';
 import { PostgresKeyTable } from './key-table.js';
 import { PostgresStore } from './postgres-store.js';
 import { migrate } from './schema.js';
+import { PostgresWebhookStore } from './webhook-store.js';
 
 /** How long a statement may run before the server cancels it, so that no request hangs on the database. */
 export const STATEMENT_TIMEOUT_MS = 5000;
@@ -90,17 +93,26 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   await sweepExpired(pool, clock.now()).catch(() => {});
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const database = new Database(pool, (available, cause) =>
+    warn(
+      available
+        ? `PostgreSQL at ${where} answers again`
+        : `PostgreSQL at ${where} cannot be reached (${cause}); API requests get 503 until it answers again`,
+    ),
+  );
+  // Listening from the start, so that a worker's watch is in force as soon as it is made.
+  const channel = new DeliveryChannel(connectionConfig(databaseUrl), pool);
+  await channel.listen();
+  const webhooks = new PostgresWebhookStore({ database, channel, cursorSecret, clock });
   return new PostgresStore({
-    pool,
+    database,
     cursorSecret,
     keys: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
     idempotency: new PostgresIdempotencyTable(pool),
-    onAvailability: (available, cause) =>
-      warn(
-        available
-          ? `PostgreSQL at ${where} answers again`
-          : `PostgreSQL at ${where} cannot be reached (${cause}); API requests get 503 until it answers again`,
-      ),
-    onClose: async () => clearInterval(sweeper),
+    webhooks,
+    onClose: async () => {
+      clearInterval(sweeper);
+      webhooks.close();
+    },
   });
 }

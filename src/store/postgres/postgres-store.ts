@@ -4,9 +4,12 @@
 // sell one pet twice. Ids come from sequences, which never hand out a number twice, even when a
 // transaction rolls back. Totals come from the counts table, which every write updates in the same
 // transaction, so a listing's X-Total-Count costs a sum over a few rows, whatever the table's size.
+// Every change records its events, and their deliveries to the subscriptions of their types, in that
+// same statement (store-statements.ts); the webhook part of the store is webhook-store.ts.
 // A write resolves only after COMMIT has returned: an answer 201 is durable on the server.
 import { randomInt } from 'node:crypto';
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { QueryResultRow } from 'pg';
+import { eventId, eventIdLetters } from '../../events/event-id.js';
 import type { KeyTable } from '../../keys/key-table.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../orders/schemas.js';
 import { type StoredOrder, storedOrder } from '../../orders/stored-order.js';
@@ -17,22 +20,32 @@ import type {
   DecidePlacement,
   IdempotencyRecord,
   IdempotencyTable,
-  OrderMove,
   Page,
   PageRequest,
   Store,
 } from '../store.js';
-import { isUnavailable, unavailableError } from './faults.js';
-import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
+import type { Database } from './database.js';
+import { COUNT_SLOTS, eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
+import {
+  afterId,
+  countChanges,
+  FANNED_OUT,
+  orderCounts,
+  pageQueries,
+  recordEventsClause,
+  recordEventsParams,
+  rememberClause,
+  rememberParams,
+} from './store-statements.js';
+import type { PostgresWebhookStore } from './webhook-store.js';
 
 /** What a PostgresStore is made of; see openPostgresStore. */
 export interface PostgresStoreParts {
-  pool: Pool;
+  database: Database;
   cursorSecret: Buffer;
   keys: KeyTable;
   idempotency: IdempotencyTable;
-  /** Told when the database stops answering and when it answers again (once each per outage). */
-  onAvailability: (available: boolean, cause: string) => void;
+  webhooks: PostgresWebhookStore;
   /** Called by close() before the pool ends: stops what runs on its own (the sweep of expired rows). */
   onClose: () => Promise<void>;
 }
@@ -41,6 +54,11 @@ interface PetRow extends QueryResultRow {
   id: string;
   status: PetStatus;
   json: string;
+}
+
+/** How many deliveries a change's statement added (see FANNED_OUT). */
+interface FannedRow extends QueryResultRow {
+  fanned: string;
 }
 
 interface PageRow<T> extends QueryResultRow {
@@ -62,9 +80,6 @@ interface OrderWithPetRow extends OrderRow {
   pet_json: string;
 }
 
-/** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
-const afterId = (json: string): string => json.slice(json.indexOf(','));
-
 const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet => ({
   id: Number(row.id),
   status: row.status,
@@ -74,80 +89,33 @@ const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet 
 const orderOf = (row: OrderRow): StoredOrder =>
   storedOrder(Number(row.id), Number(row.pet_id), row.status, row.created_at);
 
-/** The listing statements, one per filter (none, or a status), named so the server prepares each once. */
-function pageQueries<S extends string>(
-  table: 'pets' | 'orders',
-  statuses: readonly S[],
-  column: (status: S) => string,
-): { all: string; byStatus: Map<S, string> } {
-  // The page is read one row past the limit, to know whether another page follows.
-  const page = (where: string): string =>
-    `SELECT t.total, p.id, p.status, p.json
-       FROM (SELECT sum(%TOTAL%)::bigint AS total FROM counts) AS t
-       LEFT JOIN LATERAL (SELECT id, status, json FROM ${table} WHERE ${where} ORDER BY id LIMIT $2) AS p ON true
-      ORDER BY p.id`;
-  return {
-    all: page('id > $1').replace('%TOTAL%', statuses.map(column).join(' + ')),
-    byStatus: new Map(
-      statuses.map((status) => [status, page(`status = '${status}' AND id > $1`).replace('%TOTAL%', column(status))]),
-    ),
-  };
-}
-
 const PET_PAGES = pageQueries('pets', PET_STATUSES, petCountColumn);
 const ORDER_PAGES = pageQueries('orders', ORDER_STATUSES, orderCountColumn);
-
-/** `SET` clauses of the counts table for the given changes of each column; a column named twice is summed. */
-function countChanges(changes: ReadonlyArray<[column: string, delta: number]>): string {
-  const sums = new Map<string, number>();
-  for (const [column, delta] of changes) sums.set(column, (sums.get(column) ?? 0) + delta);
-  const sets = [...sums]
-    .filter(([, delta]) => delta !== 0)
-    .map(([column, delta]) => `${column} = ${column} + ${delta}`);
-  // A change that moves nothing still locks and writes its slot, so every write has the same shape.
-  return sets.length === 0 ? 'slot = slot' : sets.join(', ');
-}
-
-/** The idempotency record kept with a change, as the statement's last parameters ($k … $k+4), or nulls. */
-const rememberParams = (remember: IdempotencyRecord | undefined): unknown[] =>
-  remember === undefined
-    ? [null, null, null, null, null]
-    : [remember.scope, remember.key, remember.fingerprint, remember.status, remember.expiresAtMs];
-
-/** Keeps the created item's JSON (`jsonExpression`, from the CTE `created`) as the remembered answer. */
-const rememberClause = (first: number, jsonExpression: string): string => `
-  remembered AS (
-    INSERT INTO idempotency_answers (scope, key, fingerprint, status, body, expires_at)
-    SELECT $${first}, $${first + 1}, $${first + 2}, $${first + 3}, ${jsonExpression}, $${first + 4}
-      FROM created WHERE $${first}::text IS NOT NULL
-    ON CONFLICT (scope, key) DO UPDATE
-      SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
-  )`;
 
 /** The Store on a PostgreSQL database shared by every instance. */
 export class PostgresStore implements Store {
   readonly cursorSecret: Buffer;
   readonly keys: KeyTable;
   readonly idempotency: IdempotencyTable;
-  readonly #pool: Pool;
-  readonly #onAvailability: (available: boolean, cause: string) => void;
+  readonly webhooks: PostgresWebhookStore;
+  readonly #database: Database;
+  /** The text every event id of this store starts with: the id of position 0 without its digit. */
+  readonly #eventIdPrefix: string;
   readonly #onClose: () => Promise<void>;
-  #available = true;
-  /** Statement names by text: a statement built from a change's shape is prepared once per connection. */
-  readonly #names = new Map<string, string>();
 
   constructor(parts: PostgresStoreParts) {
-    this.#pool = parts.pool;
+    this.#database = parts.database;
     this.cursorSecret = parts.cursorSecret;
     this.keys = parts.keys;
     this.idempotency = parts.idempotency;
-    this.#onAvailability = parts.onAvailability;
+    this.webhooks = parts.webhooks;
+    this.#eventIdPrefix = eventId(eventIdLetters(parts.cursorSecret), 0).slice(0, -1);
     this.#onClose = parts.onClose;
   }
 
   async getPet(id: number): Promise<StoredPet | undefined> {
-    const { rows } = await this.#query<PetRow>(
-      this.#statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
+    const rows = await this.#database.query<PetRow>(
+      this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
     );
     return rows[0] === undefined ? undefined : petOf(rows[0]);
   }
@@ -156,32 +124,42 @@ export class PostgresStore implements Store {
     return this.#page(PET_PAGES, request, (row) => petOf(row));
   }
 
-  async createPet(pet: Required<NewPet>, remember?: IdempotencyRecord): Promise<StoredPet> {
+  async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
     const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+    // The name is in the JSON only: a text column cannot hold the U+0000 a name may contain.
     const text = `
       WITH created AS (
-        INSERT INTO pets (id, name, category_id, status, json)
-        SELECT next.id, $1, $2, $3, '{"id":' || next.id || $4 FROM (SELECT nextval('pet_ids') AS id) AS next
+        INSERT INTO pets (id, category_id, status, json)
+        SELECT next.id, $1, $2, '{"id":' || next.id || $3 FROM (SELECT nextval('pet_ids') AS id) AS next
         RETURNING id, status, json
       ),
-      counted AS (UPDATE counts SET ${countChanges([[petCountColumn(pet.status), 1]])} WHERE slot = $5),
-      ${rememberClause(6, 'created.json')}
-      SELECT id, status, json FROM created`;
+      counted AS (
+        UPDATE counts SET ${countChanges([
+          [petCountColumn(pet.status), 1],
+          [eventCountColumn('pet.created'), 1],
+        ])}
+         WHERE slot = $4
+      ),
+      ${rememberClause(5, 'created.json')},
+      ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
+      SELECT id, status, json, ${FANNED_OUT} FROM created`;
     const params = [
-      pet.name,
       pet.categoryId,
       pet.status,
       afterId(json),
       randomInt(COUNT_SLOTS),
       ...rememberParams(remember),
+      ...recordEventsParams(atMs, this.#eventIdPrefix),
     ];
-    const { rows } = await this.#query<PetRow>(this.#statement(text, params));
-    return petOf(rows[0] as PetRow);
+    const rows = await this.#database.query<PetRow & FannedRow>(this.#database.statement(text, params));
+    const row = rows[0] as PetRow & FannedRow;
+    this.#announceIf(row);
+    return petOf(row);
   }
 
   async getOrder(id: number): Promise<StoredOrder | undefined> {
-    const { rows } = await this.#query<OrderRow>(
-      this.#statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
+    const rows = await this.#database.query<OrderRow>(
+      this.#database.statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
     );
     return rows[0] === undefined ? undefined : orderOf(rows[0]);
   }
@@ -194,15 +172,15 @@ export class PostgresStore implements Store {
     });
   }
 
-  placeOrder(
+  async placeOrder(
     petId: number,
     createdAt: string,
     decide: DecidePlacement,
     remember?: IdempotencyRecord,
   ): Promise<StoredOrder> {
-    return this.#transaction(async (client) => {
+    const { order, written } = await this.#database.transaction(async (client) => {
       const { rows } = await client.query<PetRow>(
-        this.#statement('SELECT id, status, json FROM pets WHERE id = $1 FOR UPDATE', [petId]),
+        this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1 FOR UPDATE', [petId]),
       );
       const pet = rows[0] === undefined ? undefined : petOf(rows[0]);
       const move = decide(pet);
@@ -215,9 +193,16 @@ export class PostgresStore implements Store {
           RETURNING id, json
         ),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $1),
-        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, undefined))} WHERE slot = $7),
-        ${rememberClause(8, 'created.json')}
-        SELECT id FROM created`;
+        counted AS (UPDATE counts SET ${countChanges(orderCounts(pet.status, move, undefined))} WHERE slot = $7),
+        ${rememberClause(8, 'created.json')},
+        ${recordEventsClause(
+          [
+            { type: 'order.created', data: '(SELECT json FROM created)' },
+            { type: 'pet.updated', data: '$6::text' },
+          ],
+          13,
+        )}
+        SELECT id, ${FANNED_OUT} FROM created`;
       const params = [
         petId,
         move.orderStatus,
@@ -227,17 +212,21 @@ export class PostgresStore implements Store {
         withStatus(pet, move.petStatus).json,
         randomInt(COUNT_SLOTS),
         ...rememberParams(remember),
+        ...recordEventsParams(Date.parse(createdAt), this.#eventIdPrefix),
       ];
-      const written = await client.query<{ id: string }>(this.#statement(text, params));
-      return storedOrder(Number(written.rows[0]?.id), petId, move.orderStatus, createdAt);
+      const result = await client.query<{ id: string } & FannedRow>(this.#database.statement(text, params));
+      const order = storedOrder(Number(result.rows[0]?.id), petId, move.orderStatus, createdAt);
+      return { order, written: result.rows[0] };
     });
+    this.#announceIf(written);
+    return order;
   }
 
-  moveOrder(orderId: number, decide: DecideMove): Promise<StoredOrder> {
-    return this.#transaction(async (client) => {
+  async moveOrder(orderId: number, decide: DecideMove, atMs: number): Promise<StoredOrder> {
+    const { moved, written } = await this.#database.transaction(async (client) => {
       // The order and its pet are locked together (every order has its pet: a foreign key says so).
       const { rows } = await client.query<OrderWithPetRow>(
-        this.#statement(
+        this.#database.statement(
           `SELECT o.id, o.pet_id, o.status, o.created_at, p.status AS pet_status, p.json AS pet_json
              FROM orders AS o JOIN pets AS p ON p.id = o.pet_id
             WHERE o.id = $1 FOR UPDATE`,
@@ -255,10 +244,17 @@ export class PostgresStore implements Store {
       const text = `
         WITH moved AS (UPDATE orders SET status = $2, json = $3 WHERE id = $1),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $4),
-        counted AS (UPDATE counts SET ${countChanges(this.#moveCounts(pet.status, move, order.status))} WHERE slot = $7)
-        SELECT 1`;
-      await client.query(
-        this.#statement(text, [
+        counted AS (UPDATE counts SET ${countChanges(orderCounts(pet.status, move, order.status))} WHERE slot = $7),
+        ${recordEventsClause(
+          [
+            { type: 'order.updated', data: '$3::text' },
+            { type: 'pet.updated', data: '$6::text' },
+          ],
+          8,
+        )}
+        SELECT ${FANNED_OUT}`;
+      const result = await client.query<FannedRow>(
+        this.#database.statement(text, [
           order.id,
           move.orderStatus,
           moved.json,
@@ -266,30 +262,27 @@ export class PostgresStore implements Store {
           move.petStatus,
           withStatus(pet, move.petStatus).json,
           randomInt(COUNT_SLOTS),
+          ...recordEventsParams(atMs, this.#eventIdPrefix),
         ]),
       );
-      return moved;
+      return { moved, written: result.rows[0] };
     });
+    this.#announceIf(written);
+    return moved;
   }
 
   async ping(): Promise<void> {
-    await this.#query({ text: 'SELECT 1' });
+    await this.#database.query({ text: 'SELECT 1' });
   }
 
   async close(): Promise<void> {
     await this.#onClose();
-    await this.#pool.end();
+    await this.#database.pool.end();
   }
 
-  /** The counts an order change makes: its pet leaves one status for another; the order joins one (and leaves one). */
-  #moveCounts(petBefore: PetStatus, move: OrderMove, orderBefore: OrderStatus | undefined): Array<[string, number]> {
-    const changes: Array<[string, number]> = [
-      [petCountColumn(petBefore), -1],
-      [petCountColumn(move.petStatus), 1],
-      [orderCountColumn(move.orderStatus), 1],
-    ];
-    if (orderBefore !== undefined) changes.push([orderCountColumn(orderBefore), -1]);
-    return changes;
+  /** Tells every instance of deliveries a committed change added (see DeliveryChannel: after the commit). */
+  #announceIf(written: FannedRow | undefined): void {
+    if (Number(written?.fanned ?? 0) > 0) this.webhooks.announce();
   }
 
   async #page<S extends string, T>(
@@ -298,7 +291,9 @@ export class PostgresStore implements Store {
     itemOf: (row: { id: string; status: S; json: string }) => T,
   ): Promise<Page<T>> {
     const text = request.status === undefined ? queries.all : (queries.byStatus.get(request.status) as string);
-    const { rows } = await this.#query<PageRow<S>>(this.#statement(text, [request.afterId, request.limit + 1]));
+    const rows = await this.#database.query<PageRow<S>>(
+      this.#database.statement(text, [request.afterId, request.limit + 1]),
+    );
     const items: T[] = [];
     for (const row of rows) {
       if (row.id === null || row.status === null || row.json === null) continue;
@@ -306,69 +301,5 @@ export class PostgresStore implements Store {
     }
     const found = rows.filter((row) => row.id !== null).length;
     return { items, more: found > request.limit, total: Number(rows[0]?.total ?? 0) };
-  }
-
-  /** A named statement: the server parses and plans it once per connection. */
-  #statement(text: string, values: unknown[]): QueryConfig {
-    let name = this.#names.get(text);
-    if (name === undefined) {
-      name = `animal_store_${this.#names.size + 1}`;
-      this.#names.set(text, name);
-    }
-    return { name, text, values };
-  }
-
-  /** One statement on any connection of the pool. */
-  async #query<R extends QueryResultRow>(config: QueryConfig): Promise<{ rows: R[] }> {
-    try {
-      const result = await this.#pool.query<R>(config);
-      this.#answered();
-      return result;
-    } catch (error) {
-      throw this.#fault(error);
-    }
-  }
-
-  /** Runs `work` in a transaction on one connection; commits when it resolves, rolls back when it throws. */
-  async #transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw this.#fault(error);
-    }
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      this.#answered();
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError as Error;
-      });
-      throw this.#fault(error);
-    } finally {
-      // A connection whose rollback failed is in an unknown state: it is closed, not reused.
-      client.release(broken);
-    }
-  }
-
-  /** Notes that the database answered (it is back, if it was away). */
-  #answered(): void {
-    if (this.#available) return;
-    this.#available = true;
-    this.#onAvailability(true, '');
-  }
-
-  /** A failure as the request should see it: 503 when the database is away, the error itself otherwise. */
-  #fault(error: unknown): unknown {
-    if (!isUnavailable(error)) return error;
-    if (this.#available) {
-      this.#available = false;
-      this.#onAvailability(false, (error as Error).message);
-    }
-    return unavailableError();
   }
 }

@@ -5,6 +5,7 @@
 // so a start killed half-way leaves the schema as it was.
 import { randomBytes } from 'node:crypto';
 import type { ClientBase } from 'pg';
+import { type DeliveredEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../../events/event.js';
 import { ORDER_STATUSES } from '../../orders/schemas.js';
 import { PET_STATUSES } from '../../pets/schemas.js';
 
@@ -14,9 +15,15 @@ export const COUNT_SLOTS = 16;
 /** The counts table's column of each pet status and order status. */
 export const petCountColumn = (status: string): string => `pets_${status}`;
 export const orderCountColumn = (status: string): string => `orders_${status}`;
+/** The counts table's column of each event type (migration 2): how many events of it were recorded and not purged. */
+export const eventCountColumn = (type: DeliveredEventType): string => `events_${type.replace('.', '_')}`;
+/** Every type an event may have, test events' included: each has its count. */
+export const COUNTED_EVENT_TYPES: readonly DeliveredEventType[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
 
 /** The channel `NOTIFY` announces key changes on; see PostgresKeyTable. */
 export const KEYS_CHANNEL = 'animal_store_keys';
+/** The channel `NOTIFY` announces new deliveries, and subscriptions disabled or deleted, on; see DeliveryChannel. */
+export const DELIVERIES_CHANNEL = 'animal_store_deliveries';
 
 /**
  * The key of the advisory lock that serialises migrations: any fixed 64-bit number; this one spells
@@ -108,6 +115,85 @@ export const MIGRATIONS: readonly string[] = [
     name  text PRIMARY KEY,
     value text NOT NULL
   );
+  `,
+  `
+  -- A pet's name is any text a client sends, U+0000 included, which a text column cannot hold; it
+  -- lives in the pet's JSON only (where JSON escapes it). The column stays, unfilled, for tools of the
+  -- first release that still write it.
+  ALTER TABLE pets ALTER COLUMN name DROP NOT NULL;
+
+  -- Events, written by the change they describe in the same statement (the transactional outbox). A
+  -- sequence hands out positions, but transactions commit in another order than they took them; so
+  -- /events lists in the order of (xid, seq), the writing transaction's id first, and only rows whose
+  -- transaction is older than every transaction still running: none can then appear before them.
+  -- The id is derived from seq (see src/events/event-id.ts), so it needs no column or index of its own.
+  CREATE SEQUENCE event_seqs AS bigint;
+  CREATE TABLE events (
+    seq      bigint PRIMARY KEY,
+    type     text   NOT NULL,
+    at_ms    bigint NOT NULL,
+    -- {"id","type","timestamp","data"} as delivered, made once when the event is recorded.
+    json     text   NOT NULL,
+    xid      xid8   NOT NULL DEFAULT pg_current_xact_id(),
+    -- The subscription a webhook.test event is for: never listed, never read by id, never fanned out.
+    test_for text
+  );
+  CREATE INDEX events_in_order ON events (xid, seq) WHERE test_for IS NULL;
+  CREATE INDEX events_by_type ON events (type, xid, seq) WHERE test_for IS NULL;
+  CREATE INDEX events_by_time ON events (at_ms, type);
+  -- How many events of each type were recorded and not purged, kept like the pets' and orders' counts by
+  -- the change that records them (test events too, in a column of their own). A listing's total is
+  -- then a sum less the few not yet listable or past retention: never a count over the table. Whatever
+  -- writes or deletes events (a copy from another store included) keeps these in step.
+  ALTER TABLE counts
+    ${COUNTED_EVENT_TYPES.map((type) => `ADD COLUMN ${eventCountColumn(type)} bigint NOT NULL DEFAULT 0`).join(',\n    ')};
+
+  -- Subscriptions. What a client wrote (url, description) and the secrets are kept inside JSON text;
+  -- the columns beside it are the service's own values that statements select on.
+  CREATE TABLE webhooks (
+    seq              bigserial PRIMARY KEY,
+    id               text   NOT NULL UNIQUE,
+    owner_key_id     text   NOT NULL,
+    status           text   NOT NULL,
+    disabled_reason  text,
+    events           text[] NOT NULL,
+    failing_since_ms bigint,
+    -- {"url","description","createdAt","secrets"}
+    json             text   NOT NULL
+  );
+  CREATE INDEX webhooks_by_owner ON webhooks (owner_key_id, seq);
+
+  -- Pending deliveries: a queue in a table, claimed with FOR UPDATE SKIP LOCKED. A claim is a lease:
+  -- the delivery falls due again when its lease ends, so one whose instance died is not lost. No
+  -- foreign keys: their row locks on every webhook a change fans out to would serialise the writers.
+  CREATE SEQUENCE delivery_ids AS bigint;
+  CREATE TABLE deliveries (
+    id                 bigint PRIMARY KEY DEFAULT nextval('delivery_ids'),
+    event_seq          bigint NOT NULL,
+    webhook_id         text   NOT NULL,
+    attempts_made      int    NOT NULL DEFAULT 0,
+    next_attempt_at_ms bigint NOT NULL,
+    lease_until_ms     bigint NOT NULL DEFAULT 0
+  );
+  CREATE INDEX deliveries_due ON deliveries ((greatest(next_attempt_at_ms, lease_until_ms)));
+  CREATE INDEX deliveries_due_by_webhook ON deliveries (webhook_id, (greatest(next_attempt_at_ms, lease_until_ms)));
+  CREATE INDEX deliveries_by_event ON deliveries (event_seq, webhook_id);
+
+  -- Attempts, newest first per subscription.
+  CREATE TABLE attempts (
+    seq        bigserial PRIMARY KEY,
+    id         text    NOT NULL,
+    webhook_id text    NOT NULL,
+    event_seq  bigint  NOT NULL,
+    at_ms      bigint  NOT NULL,
+    delivered  boolean NOT NULL,
+    -- {"id","eventId","type","attemptedAt","status","error","durationMs","nextAttemptAt","response"}
+    json       text    NOT NULL
+  );
+  CREATE INDEX attempts_by_webhook ON attempts (webhook_id, seq);
+  CREATE INDEX attempts_delivered ON attempts (webhook_id, event_seq) WHERE delivered;
+  CREATE INDEX attempts_by_time ON attempts (at_ms);
+
   `,
 ];
 

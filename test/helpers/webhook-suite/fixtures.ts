@@ -169,3 +169,11 @@ export function nextChange(store: Store, timeoutMs = 10_000): { changed: Promise
     },
   };
 }
+
+/** A store's delivery figures without the count of retained events (which each test's pets change). */
+export async function deliveryFigures(
+  store: Store,
+): Promise<{ pending: number; oldestPendingMs: number | null; disabledSubscriptions: number }> {
+  const { pending, oldestPendingMs, disabledSubscriptions } = await store.webhooks.stats();
+  return { pending, oldestPendingMs, disabledSubscriptions };
+}

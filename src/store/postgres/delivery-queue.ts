@@ -1,0 +1,141 @@
+// Pending deliveries on PostgreSQL: a queue in a table that every instance's worker claims from, as
+// graphile-worker and pg-boss claim jobs (FOR UPDATE SKIP LOCKED inside the UPDATE that marks them
+// taken). A claim is a lease: a delivery whose worker died mid-attempt falls due again when its lease
+// ends and is claimed anew, by this instance or another; delivery is at least once. Workers hear of
+// new deliveries through the deliveries channel (delivery-channel.ts), not by polling.
+import type { Clock } from '../../core/clock.js';
+import { eventSeqOf } from '../../events/event-id.js';
+import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
+import type { Database } from './database.js';
+import type { DeliveryChannel } from './delivery-channel.js';
+import { type EventRow, eventOf } from './webhook-rows.js';
+import { PURGE_BATCH, finishAttemptStatement, named, statement } from './webhook-statements.js';
+
+/** What a claimed delivery's row holds: the delivery, its event and its subscription. */
+interface ClaimRow extends EventRow {
+  id: string;
+  attempts_made: number;
+  webhook_id: string;
+  owner_key_id: string;
+  failing_since_ms: string | null;
+  webhook_json: string;
+}
+
+/** A delivery id as the database has it, or null for text that no delivery id is. */
+const deliveryKey = (id: string): string | null => (/^[1-9][0-9]{0,17}$/.test(id) ? id : null);
+
+/** The part of the WebhookStore that a delivery worker uses. */
+export type DeliveryQueue = Pick<
+  WebhookStore,
+  'claimDue' | 'finishAttempt' | 'dropDelivery' | 'nextDueMs' | 'watch' | 'purge' | 'stats'
+>;
+
+/** The deliveries table as the queue of every instance's worker. */
+export class PostgresDeliveryQueue implements DeliveryQueue {
+  readonly #database: Database;
+  readonly #channel: DeliveryChannel;
+  readonly #letters: string;
+  readonly #clock: Clock;
+
+  /** `letters` are the store's event id letters; `clock` dates an attempt whose JSON has no time. */
+  constructor(database: Database, channel: DeliveryChannel, letters: string, clock: Clock) {
+    this.#database = database;
+    this.#channel = channel;
+    this.#letters = letters;
+    this.#clock = clock;
+  }
+
+  async claimDue(
+    nowMs: number,
+    max: number,
+    leaseMs: number,
+    perSubscription: number,
+    held: ReadonlyMap<string, number>,
+  ): Promise<DueDelivery[]> {
+    if (max <= 0 || perSubscription <= 0) return [];
+    const rows = await this.#database.query<ClaimRow>(
+      statement('claimDue', [nowMs, max, leaseMs, perSubscription, [...held.keys()], [...held.values()]]),
+    );
+    return rows.map((row) => {
+      const { url, secrets } = JSON.parse(row.webhook_json) as Pick<Subscription, 'url' | 'secrets'>;
+      return {
+        deliveryId: row.id,
+        event: eventOf(row),
+        subscriptionId: row.webhook_id,
+        ownerKeyId: row.owner_key_id,
+        url,
+        secrets: secrets.filter((s) => s.expiresAtMs === null || s.expiresAtMs > nowMs).map((s) => s.secret),
+        attemptsMade: row.attempts_made,
+        failingSinceMs: row.failing_since_ms === null ? null : Number(row.failing_since_ms),
+      };
+    });
+  }
+
+  async finishAttempt(result: AttemptResult): Promise<void> {
+    const kind = result.disableReason !== undefined ? 'disable' : result.nextAttemptAtMs === null ? 'end' : 'retry';
+    const { eventId: attemptedEventId, attemptedAt } = JSON.parse(result.attempt.json) as {
+      eventId: string;
+      attemptedAt: string | null;
+    };
+    const values: unknown[] = [
+      deliveryKey(result.deliveryId),
+      result.subscriptionId,
+      result.failingSinceMs,
+      result.attempt.id,
+      // The event's position when the delivery is gone (its subscription was disabled meanwhile).
+      eventSeqOf(this.#letters, attemptedEventId) ?? 0,
+      attemptedAt === null ? this.#clock.now() : Date.parse(attemptedAt),
+      result.delivered,
+      result.attempt.json,
+    ];
+    if (kind === 'retry') values.push(result.nextAttemptAtMs);
+    if (kind === 'disable') values.push(result.disableReason);
+    await this.#database.query(named(`finish_${kind}`, finishAttemptStatement(kind), values));
+    if (kind === 'disable') this.#channel.announce();
+  }
+
+  async dropDelivery(deliveryId: string): Promise<void> {
+    await this.#database.query(statement('dropDelivery', [deliveryKey(deliveryId)]));
+  }
+
+  async nextDueMs(): Promise<number | undefined> {
+    const rows = await this.#database.query<{ due_ms: string }>(statement('nextDue', []));
+    return rows[0] === undefined ? undefined : Number(rows[0].due_ms);
+  }
+
+  watch(onChange: () => void): () => void {
+    return this.#channel.watch(onChange);
+  }
+
+  async purge(eventsBeforeMs: number): Promise<void> {
+    // In batches: a day of events may be many rows, and one statement would hold their locks throughout.
+    for (const key of ['purgeEvents', 'purgeAttempts'] as const) {
+      for (;;) {
+        const rows = await this.#database.query<{ count: string }>(statement(key, [eventsBeforeMs]));
+        if (Number(rows[0]?.count ?? 0) < PURGE_BATCH) break;
+      }
+    }
+    await this.#database.query(statement('purgeOrphans', []));
+  }
+
+  async stats(): Promise<DeliveryStats> {
+    const rows = await this.#database.query<{
+      pending: string;
+      oldest_ms: string | null;
+      disabled: string;
+      events: string | null;
+    }>(statement('stats', []));
+    const row = rows[0];
+    return {
+      events: Number(row?.events ?? 0),
+      pending: Number(row?.pending ?? 0),
+      oldestPendingMs: row?.oldest_ms == null ? null : Number(row.oldest_ms),
+      disabledSubscriptions: Number(row?.disabled ?? 0),
+    };
+  }
+
+  /** Stops listening for changes of other instances. */
+  close(): void {
+    this.#channel.close();
+  }
+}

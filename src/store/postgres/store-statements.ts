@@ -1,0 +1,123 @@
+// Pieces of the statements of the PostgreSQL store's pets and orders: listings, the counts a write
+// changes, the Idempotency-Key answer kept with a change, and the events a change records. Each is
+// text made once per shape of change, so the server prepares each statement once per connection.
+import type { EventType } from '../../events/event.js';
+import type { OrderStatus } from '../../orders/schemas.js';
+import type { PetStatus } from '../../pets/schemas.js';
+import type { IdempotencyRecord, OrderMove } from '../store.js';
+import { eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
+
+/** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
+export const afterId = (json: string): string => json.slice(json.indexOf(','));
+
+/** The listing statements, one per filter (none, or a status), named so the server prepares each once. */
+export function pageQueries<S extends string>(
+  table: 'pets' | 'orders',
+  statuses: readonly S[],
+  column: (status: S) => string,
+): { all: string; byStatus: Map<S, string> } {
+  // The page is read one row past the limit, to know whether another page follows.
+  const page = (where: string): string =>
+    `SELECT t.total, p.id, p.status, p.json
+       FROM (SELECT sum(%TOTAL%)::bigint AS total FROM counts) AS t
+       LEFT JOIN LATERAL (SELECT id, status, json FROM ${table} WHERE ${where} ORDER BY id LIMIT $2) AS p ON true
+      ORDER BY p.id`;
+  return {
+    all: page('id > $1').replace('%TOTAL%', statuses.map(column).join(' + ')),
+    byStatus: new Map(
+      statuses.map((status) => [status, page(`status = '${status}' AND id > $1`).replace('%TOTAL%', column(status))]),
+    ),
+  };
+}
+
+/** `SET` clauses of the counts table for the given changes of each column; a column named twice is summed. */
+export function countChanges(changes: ReadonlyArray<[column: string, delta: number]>): string {
+  const sums = new Map<string, number>();
+  for (const [column, delta] of changes) sums.set(column, (sums.get(column) ?? 0) + delta);
+  const sets = [...sums]
+    .filter(([, delta]) => delta !== 0)
+    .map(([column, delta]) => `${column} = ${column} + ${delta}`);
+  // A change that moves nothing still locks and writes its slot, so every write has the same shape.
+  return sets.length === 0 ? 'slot = slot' : sets.join(', ');
+}
+
+/**
+ * The counts an order change makes: its pet leaves one status for another; the order joins one (and
+ * leaves one, when it moves on); and its two events, order.created or order.updated, and pet.updated.
+ */
+export function orderCounts(
+  petBefore: PetStatus,
+  move: OrderMove,
+  orderBefore: OrderStatus | undefined,
+): Array<[string, number]> {
+  const changes: Array<[string, number]> = [
+    [petCountColumn(petBefore), -1],
+    [petCountColumn(move.petStatus), 1],
+    [orderCountColumn(move.orderStatus), 1],
+  ];
+  if (orderBefore !== undefined) changes.push([orderCountColumn(orderBefore), -1]);
+  changes.push([eventCountColumn(orderBefore === undefined ? 'order.created' : 'order.updated'), 1]);
+  changes.push([eventCountColumn('pet.updated'), 1]);
+  return changes;
+}
+
+/** The idempotency record kept with a change, as the statement's last parameters ($k … $k+4), or nulls. */
+export const rememberParams = (remember: IdempotencyRecord | undefined): unknown[] =>
+  remember === undefined
+    ? [null, null, null, null, null]
+    : [remember.scope, remember.key, remember.fingerprint, remember.status, remember.expiresAtMs];
+
+/** Keeps the created item's JSON (`jsonExpression`, from the CTE `created`) as the remembered answer. */
+export const rememberClause = (first: number, jsonExpression: string): string => `
+  remembered AS (
+    INSERT INTO idempotency_answers (scope, key, fingerprint, status, body, expires_at)
+    SELECT $${first}, $${first + 1}, $${first + 2}, $${first + 3}, ${jsonExpression}, $${first + 4}
+      FROM created WHERE $${first}::text IS NOT NULL
+    ON CONFLICT (scope, key) DO UPDATE
+      SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
+  )`;
+
+/** An event a change records: its type, and the SQL expression of its `data` (ready JSON text). */
+export interface EventClause {
+  type: EventType;
+  data: string;
+}
+
+/**
+ * The CTEs that record a change's events, in the order given, and fan each out to the enabled
+ * subscriptions of its type (the transactional outbox: the change, its events and their deliveries
+ * commit together or not at all). Parameters from `first`: the change's time in ms, the text an event
+ * id starts with, and the time as RFC 3339. Each event's JSON is joined here from ready JSON texts in
+ * the key order of `eventJson` (id, type, timestamp, data), never parsed: a name may hold what
+ * PostgreSQL's JSON parser refuses (a lone surrogate, escaped).
+ */
+export function recordEventsClause(events: readonly EventClause[], first: number): string {
+  const values = events.map((event, index) => `(${index + 1}, '${event.type}', ${event.data})`).join(', ');
+  return `
+  taken AS (SELECT nextval('event_seqs') AS seq FROM generate_series(1, ${events.length})),
+  recorded AS (
+    INSERT INTO events (seq, type, at_ms, json)
+    SELECT s.seq, v.type, $${first}::bigint,
+           '{"id":"' || $${first + 1}::text || s.seq || '","type":"' || v.type || '","timestamp":"' || $${first + 2}::text
+             || '","data":' || v.data || '}'
+      -- Positions are handed out in some order; the first event of the change takes the smallest.
+      FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS n FROM taken) AS s
+      JOIN (VALUES ${values}) AS v (n, type, data) USING (n)
+    RETURNING seq, type, at_ms
+  ),
+  fanned_out AS (
+    INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms)
+    SELECT r.seq, w.id, r.at_ms FROM recorded AS r JOIN webhooks AS w ON w.status = 'enabled' AND r.type = ANY (w.events)
+    RETURNING 1
+  )`;
+}
+
+/** How many deliveries `recordEventsClause` added, for the statement's result: if any, the workers are told. */
+export const FANNED_OUT = '(SELECT count(*) FROM fanned_out) AS fanned';
+
+/** The parameters of `recordEventsClause`: the change's time, the event ids' prefix, the time as RFC 3339. */
+export const recordEventsParams = (atMs: number, idPrefix: string): unknown[] => [
+  atMs,
+  idPrefix,
+  new Date(atMs).toISOString(),
+];
