@@ -127,6 +127,7 @@ function readBytes(
       req.off('end', onEnd);
       req.off('error', onGone);
       req.off('aborted', onGone);
+      req.off('close', onGone);
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
@@ -153,10 +154,18 @@ function readBytes(
       cleanup();
       reject(new ClientGoneError());
     };
+    // A connection Node destroyed while the request waited (its limiter or Idempotency-Key claim on a
+    // server across the network) emits nothing more: without this check the read would wait forever.
+    if (req.destroyed) {
+      reject(new ClientGoneError());
+      return;
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onGone);
     req.on('aborted', onGone);
+    // A close before the end means the body will never be whole.
+    req.on('close', onGone);
   });
 }
 

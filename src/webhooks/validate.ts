@@ -52,8 +52,20 @@ function checkDescription(description: string | null | undefined): void {
     throw fieldError('description', '"description" must be well-formed Unicode text (it contains a lone surrogate)');
 }
 
+/**
+ * Refuses `events` holding anything but strings before the schema sees it: `uniqueItems` compares
+ * items by hashing them whole, and a body of arrays nested thousands deep (well under the body limit)
+ * would exhaust the stack there.
+ */
+function checkEventsAreStrings(body: unknown): void {
+  const events = typeof body === 'object' && body !== null ? (body as { events?: unknown }).events : undefined;
+  if (Array.isArray(events) && !events.every((item) => typeof item === 'string'))
+    throw fieldError('events', `"events" must be ${TYPES_RULE}`);
+}
+
 /** Checks a `POST /webhooks` body. */
 export function validateNewWebhook(body: unknown, allowPrivate: boolean): NewWebhook {
+  checkEventsAreStrings(body);
   const webhook = checkNewWebhook(body);
   checkDescription(webhook.description);
   return { ...webhook, url: checkedUrl(webhook.url, allowPrivate) };
@@ -61,6 +73,7 @@ export function validateNewWebhook(body: unknown, allowPrivate: boolean): NewWeb
 
 /** Checks a `PATCH /webhooks/{id}` body. */
 export function validateWebhookUpdate(body: unknown, allowPrivate: boolean): WebhookUpdate {
+  checkEventsAreStrings(body);
   const update = checkUpdate(body);
   checkDescription(update.description);
   return update.url === undefined ? update : { ...update, url: checkedUrl(update.url, allowPrivate) };

@@ -45,6 +45,11 @@ const BODY_ERRORS: readonly ErrorDescription[] = [
   { code: 'unsupported_media_type', description: 'A non-empty body that is not JSON.' },
 ];
 const IDEMPOTENCY_CONFLICT = 'the Idempotency-Key was used with another body or is in flight';
+/** What a POST without a body of its own may still be refused for: its Idempotency-Key, or a body sent anyway. */
+const BODYLESS_POST_ERRORS: readonly ErrorDescription[] = [
+  { code: 'invalid_header', description: 'The Idempotency-Key is malformed or repeated.' },
+  ...BODY_ERRORS,
+];
 const QUERY_ERROR: ErrorDescription = {
   code: 'invalid_query',
   description: 'A query parameter has a bad value or is repeated, or the cursor is not valid here.',
@@ -190,7 +195,11 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
           description: 'The webhook, with its new secret.',
           body: { schema: WebhookWithSecret, example: EXAMPLES.webhookWithSecret },
         },
-        errors: [NOT_FOUND, { code: 'conflict', description: `The ${IDEMPOTENCY_CONFLICT}.` }],
+        errors: [
+          NOT_FOUND,
+          { code: 'conflict', description: `The ${IDEMPOTENCY_CONFLICT}.` },
+          ...BODYLESS_POST_ERRORS,
+        ],
       },
       handle: async (input) => {
         return ok((await webhooks.rotateSecret(input.key.id, webhookIdOf(input), input.arrival)).json);
@@ -211,7 +220,11 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
           description: 'The test event, queued for delivery.',
           body: { schema: EventSchema, example: EXAMPLES.testEvent },
         },
-        errors: [NOT_FOUND, { code: 'conflict', description: `The webhook is disabled, or ${IDEMPOTENCY_CONFLICT}.` }],
+        errors: [
+          NOT_FOUND,
+          { code: 'conflict', description: `The webhook is disabled, or ${IDEMPOTENCY_CONFLICT}.` },
+          ...BODYLESS_POST_ERRORS,
+        ],
       },
       handle: async (input) => accepted(await webhooks.test(input.key.id, webhookIdOf(input), input.arrival)),
     }),
