@@ -96,7 +96,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight(), journal);
 
   // Started once the metrics it reports to exist.
-  deliveries.start();
+  if (settings.webhookDelivery) deliveries.start();
 
   let accepting = true;
   const handler = createHttpHandler({

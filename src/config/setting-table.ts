@@ -354,6 +354,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Let webhooks reach loopback, private and other internal addresses.',
   },
   {
+    option: 'webhookDelivery',
+    flag: '--webhook-delivery',
+    env: 'ANIMAL_STORE_WEBHOOK_DELIVERY',
+    kind: 'boolean',
+    description: 'Deliver webhooks from this instance (false: record events and serve the API only).',
+  },
+  {
     serve: 'workers',
     flag: '--workers',
     env: 'ANIMAL_STORE_WORKERS',

@@ -81,6 +81,8 @@ export interface Settings {
   eventRetentionMs: number;
   /** Whether webhooks may reach loopback, private and other internal addresses. */
   webhookAllowPrivate: boolean;
+  /** Whether this instance delivers webhooks (off: it records events and serves the API only). */
+  webhookDelivery: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -123,6 +125,7 @@ export const DEFAULT_SETTINGS: Settings = {
   webhookSecretOverlapMs: DEFAULT_WEBHOOK_SETTINGS.secretOverlapMs,
   eventRetentionMs: DEFAULT_WEBHOOK_SETTINGS.eventRetentionMs,
   webhookAllowPrivate: DEFAULT_WEBHOOK_SETTINGS.allowPrivate,
+  webhookDelivery: true,
 };
 
 /** The webhook part of `settings`, as the webhook service and the delivery worker take it. */
@@ -231,6 +234,8 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   }
   if (typeof settings.webhookAllowPrivate !== 'boolean')
     throw new TypeError('option webhookAllowPrivate must be true or false');
+  if (typeof settings.webhookDelivery !== 'boolean')
+    throw new TypeError('option webhookDelivery must be true or false');
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

@@ -124,7 +124,12 @@ test(
         failingSinceMs: null,
       });
       assert.equal(await b.webhooks.nextDueMs(), undefined);
-      assert.deepEqual(await b.webhooks.stats(), { pending: 0, oldestPendingMs: null, disabledSubscriptions: 0 });
+      assert.deepEqual(await b.webhooks.stats(), {
+        events: 1,
+        pending: 0,
+        oldestPendingMs: null,
+        disabledSubscriptions: 0,
+      });
     } finally {
       await close();
     }

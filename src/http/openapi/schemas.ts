@@ -6,7 +6,6 @@ import { EventType } from '../../events/event.js';
 import { NewOrder, Order, Orders, OrderStatus, OrderUpdate } from '../../orders/schemas.js';
 import { NewPet, Pet, Pets, PetStatus } from '../../pets/schemas.js';
 import {
-  Attempt,
   Attempts,
   Event,
   NewWebhook,
@@ -45,7 +44,6 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   WebhookWithSecret,
   NewWebhook,
   WebhookUpdate,
-  Attempt,
   Attempts,
   Redelivery,
   Recovery,

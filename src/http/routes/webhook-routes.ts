@@ -195,11 +195,7 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
           description: 'The webhook, with its new secret.',
           body: { schema: WebhookWithSecret, example: EXAMPLES.webhookWithSecret },
         },
-        errors: [
-          NOT_FOUND,
-          { code: 'conflict', description: `The ${IDEMPOTENCY_CONFLICT}.` },
-          ...BODYLESS_POST_ERRORS,
-        ],
+        errors: [NOT_FOUND, { code: 'conflict', description: `The ${IDEMPOTENCY_CONFLICT}.` }, ...BODYLESS_POST_ERRORS],
       },
       handle: async (input) => {
         return ok((await webhooks.rotateSecret(input.key.id, webhookIdOf(input), input.arrival)).json);
