@@ -135,8 +135,8 @@ test('backups taken while the journal is compacted again and again are each whol
   let moves = 0;
   const churn = async (petId: number): Promise<void> => {
     while (!stop) {
-      const placed = await service.orders.place(petId);
-      await service.orders.move(placed.id, 'cancelled');
+      const placed = await service.orders.place({ petId });
+      await service.orders.cancel(placed.id);
       await store.webhooks.purge(systemClock.now() + 1);
       moves++;
     }

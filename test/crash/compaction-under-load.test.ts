@@ -37,8 +37,8 @@ test('order churn is compacted in the background while writes and reads go on', 
     await Promise.all(
       pets.map(async (pet) => {
         for (let round = 0; round < 30; round++) {
-          const placed = await service.orders.place(pet.id);
-          const cancelled = await service.orders.move(placed.id, 'cancelled');
+          const placed = await service.orders.place({ petId: pet.id });
+          const cancelled = await service.orders.cancel(placed.id);
           assert.equal(cancelled.status, 'cancelled');
           assert.equal((await service.pets.get(pet.id)).id, pet.id);
           await store.webhooks.purge(systemClock.now() + 1);
