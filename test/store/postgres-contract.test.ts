@@ -1,6 +1,6 @@
 // One suite, every backend: the black-box HTTP contract tests (routing, hostile and malformed input,
 // bodies, pets, paging, orders, Idempotency-Keys, authentication, rate limits, the sunset), the typed
-// library access, the client and the HTTP fuzzer run here again, every service they start on
+// library access, the client, the HTTP fuzzer and the webhooks run here again, every service they start on
 // PostgreSQL (a fresh schema each, in a database of this run) instead of the embedded store, and with
 // its limits in Redis (a fresh key prefix each) instead of in memory. Each of the two that cannot be
 // reached is skipped with one line (or fails the run when ANIMAL_STORE_TEST_SERVICES=required); the
@@ -36,5 +36,6 @@ if (databaseSkip === undefined || redisSkip === undefined) {
   await import('../limits-http/rate-limits.test.js');
   await import('../embedding/store-access.test.js');
   await import('../client/client.test.js');
+  await import('../webhooks/webhooks-api.test.js');
   await import('../fuzz/http-api.test.js');
 }

@@ -221,8 +221,11 @@ test('a created pet is delivered, signed so that the standardwebhooks package ve
     const read = await call(server, 'GET', `/v1/events/${event.id}`);
     assert.equal(read.status, 200);
     assert.equal(read.text, request.body);
-    const listed = await call(server, 'GET', '/v1/events?type=pet.created&limit=100');
-    assert.ok((listed.json as EventJson[]).some((item) => item.id === event.id));
+    // On PostgreSQL an event is listed once every transaction older than it has ended: soon, not at once.
+    await eventually(async () => {
+      const listed = await call(server, 'GET', '/v1/events?type=pet.created&limit=100');
+      return (listed.json as EventJson[]).some((item) => item.id === event.id);
+    }, 'the event listed');
     await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`);
   } finally {
     await receiver.close();
@@ -441,6 +444,8 @@ test('the events listing refuses an unknown type and pages without skipping', as
   }
   const created = await createPet(server, { name: 'Later', categoryId: 1 });
   assert.equal(new Set(seen).size, seen.length);
-  const all = (await call(server, 'GET', '/v1/events?limit=100')).json as EventJson[];
-  assert.ok(all.some((event) => event.data.id === created.id && event.type === 'pet.created'));
+  await eventually(async () => {
+    const all = (await call(server, 'GET', '/v1/events?limit=100')).json as EventJson[];
+    return all.some((event) => event.data.id === created.id && event.type === 'pet.created');
+  }, 'the new event listed');
 });
