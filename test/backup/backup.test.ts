@@ -145,19 +145,26 @@ test('backups taken while the journal is compacted again and again are each whol
   const backupDir = await tempDir();
   // A compaction renames a new journal into place: its inode number changes with each one.
   const journalInodes = new Set<number>();
-  for (let round = 0; round < 6; round++) {
-    while (moves < (round + 1) * 200) await new Promise((resolve) => setTimeout(resolve, 5));
-    const out = join(backupDir, `round-${round}.backup`);
-    journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
-    const backup = await cli(['backup', '--data-dir', dataDir, '--out', out]);
-    journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
-    assert.equal(backup.code, 0, backup.stderr);
-    const verified = await cli(['backup', '--verify', out]);
-    assert.equal(verified.code, 0, `round ${round}: ${verified.stderr}`);
+  // A failed round still stops the churn and closes the store, or the test's process would never end.
+  const stopChurn = async (): Promise<void> => {
+    stop = true;
+    await Promise.allSettled(workers);
+    await store.close();
+  };
+  try {
+    for (let round = 0; round < 6; round++) {
+      while (moves < (round + 1) * 200) await new Promise((resolve) => setTimeout(resolve, 5));
+      const out = join(backupDir, `round-${round}.backup`);
+      journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
+      const backup = await cli(['backup', '--data-dir', dataDir, '--out', out]);
+      journalInodes.add((await stat(join(dataDir, 'animals.log'))).ino);
+      assert.equal(backup.code, 0, backup.stderr);
+      const verified = await cli(['backup', '--verify', out]);
+      assert.equal(verified.code, 0, `round ${round}: ${verified.stderr}`);
+    }
+  } finally {
+    await stopChurn();
   }
-  stop = true;
-  await Promise.all(workers);
-  await store.close();
   assert.ok(journalInodes.size > 1, 'the journal was compacted while the backups were taken');
   const restored = join(await tempDir(), 'restored');
   assert.equal((await cli(['restore', '--in', join(backupDir, 'round-5.backup'), '--data-dir', restored])).code, 0);
