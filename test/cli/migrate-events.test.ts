@@ -124,7 +124,7 @@ test(
       });
       await source.webhooks.finishAttempt(attempt(delivered, 'att_delivered', 200, null));
       await source.webhooks.finishAttempt(attempt(failed, 'att_failed', 503, RETRY_AT_MS));
-      before = await source.webhooks.getSubscription(webhookId);
+      before = source.webhooks.getSubscription(webhookId);
     } finally {
       await source.close();
     }
