@@ -4,7 +4,8 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
-import type { Copied } from '../store/postgres/copy-in.js';
+import type { DeliveredSet } from '../store/embedded/delivered-set.js';
+import type { Copied, StoreContents } from '../store/postgres/copy-in.js';
 import { NoStoreError } from './no-store-error.js';
 
 /** What a move takes. */
@@ -39,7 +40,11 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
   });
   try {
     const { state } = source;
-    const contents = {
+    const { webhooks } = state;
+    const subscriptions = webhooks.subscriptions.values();
+    // The counters the directory would hand out next (undefined while it never recorded an event).
+    const seqs = webhooks.seqs();
+    const contents: StoreContents = {
       pets: [...state.pets.values()],
       orders: [...state.orders.values()],
       answers: [...state.idempotency.live(clock.now())],
@@ -47,6 +52,17 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
       nextPetId: state.pets.nextId,
       nextOrderId: state.orders.nextId,
       cursorSecret: source.cursorSecret,
+      events: [...webhooks.events.values()],
+      subscriptions: subscriptions.map((entry) => entry.subscription),
+      pending: subscriptions.flatMap(({ subscription, queue }) =>
+        [...queue.values()].map((pending) => ({ subscriptionId: subscription.id, ...pending })),
+      ),
+      attempts: subscriptions.flatMap(({ attempts, delivered }) =>
+        attempts.values().map((attempt) => ({ ...attempt, delivered: deliveredBy(attempt, delivered) })),
+      ),
+      nextEventSeq: seqs?.op === 'seqs' ? seqs.nextEvent : 1,
+      nextSubscriptionSeq: seqs?.op === 'seqs' ? seqs.nextSubscription : 1,
+      nextAttemptSeq: seqs?.op === 'seqs' ? seqs.nextAttempt : 1,
     };
     const { openPool } = await import('../store/postgres/open-postgres-store.js');
     const { copyIntoEmpty } = await import('../store/postgres/copy-in.js');
@@ -59,4 +75,14 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
   } finally {
     await source.close();
   }
+}
+
+/**
+ * Whether `attempt` delivered its event: the receiver answered 2xx, and its event is among those
+ * delivered to the subscription. The embedded store keeps the latter as a set of events, PostgreSQL as
+ * a flag on the attempt; `recover` reads either to leave delivered events out.
+ */
+function deliveredBy(attempt: { eventSeq: number; json: string }, delivered: DeliveredSet): boolean {
+  const { status, error } = JSON.parse(attempt.json) as { status: number | null; error: string | null };
+  return error === null && status !== null && status >= 200 && status < 300 && delivered.has(attempt.eventSeq);
 }

@@ -1,8 +1,9 @@
 // `animal-store migrate --data-dir DIR --database-url URL`: copies an embedded store into an empty
 // PostgreSQL database, for a move from one instance to many. Everything is kept: pets, orders and ids
 // (the sequences continue after the highest id the directory ever handed out), the remembered
-// Idempotency-Key answers still alive, the keys (hashes), and the cursor secret, so that clients'
-// cursors and retries go on working. It runs in one transaction, checks the counts before COMMIT, and
+// Idempotency-Key answers still alive, the keys (hashes), the cursor secret, and the events, webhook
+// subscriptions (secrets included), pending deliveries and attempts, so that clients' cursors and
+// retries go on working, event ids stay the same and deliveries continue where they stopped. It runs in one transaction, checks the counts before COMMIT, and
 // refuses a database that already holds data: nothing is merged or overwritten.
 import { resolve } from 'node:path';
 import { describeBackends } from '../app/describe-backends.js';
@@ -16,8 +17,9 @@ import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
 export const MIGRATE_HELP = `Usage: animal-store migrate --data-dir DIR --database-url URL
 
-Copies the embedded store in DIR (pets, orders, ids, remembered Idempotency-Key answers, API keys and
-the cursor secret) into the PostgreSQL database at URL, in one transaction, and checks the counts.
+Copies the embedded store in DIR (pets, orders, ids, remembered Idempotency-Key answers, API keys, the
+cursor secret, events, webhook subscriptions with their secrets, pending deliveries and attempts) into
+the PostgreSQL database at URL, in one transaction, and checks the counts.
 The database must hold no animal-store data yet; its schema is created. Stop the service on DIR
 first: the directory's lock is taken while copying. DIR itself is left as it was.
 
@@ -66,7 +68,8 @@ export async function runMigrate(
   });
   print(
     `Copied ${copied.pets} pets, ${copied.orders} orders, ${copied.answers} remembered answers and ${copied.keys} keys ` +
-      `from ${resolve(dataDir)} into ${describeBackends({ databaseUrl }).dataPlace}; the counts match.\n` +
+      `(with ${copied.events} events, ${copied.subscriptions} webhook subscriptions, ${copied.deliveries} pending ` +
+      `deliveries and ${copied.attempts} attempts) from ${resolve(dataDir)} into ${describeBackends({ databaseUrl }).dataPlace}; the counts match.\n` +
       `Start the service with --database-url; ${resolve(dataDir)} was left as it was.\n`,
   );
 }

@@ -1,8 +1,10 @@
 // Copies a whole store into an empty PostgreSQL database (`animal-store migrate`), in one transaction:
 // pets, orders and the ids that come next (ids are never reused, even across a move), the remembered
-// Idempotency-Key answers still alive, the keys (hashes) and the cursor secret, so that clients' cursors
-// and retries go on working. It refuses a database that already holds data (nothing is merged or
-// overwritten) and checks the counts before COMMIT.
+// Idempotency-Key answers still alive, the keys (hashes), the cursor secret, and the events,
+// subscriptions (secrets included), pending deliveries and attempts (copy-webhooks.ts), so that
+// clients' cursors and retries go on working, event ids stay the same and deliveries continue. It
+// refuses a database that already holds data (nothing is merged or overwritten) and checks the counts
+// before COMMIT.
 import type pg from 'pg';
 import type { ApiKey } from '../../keys/api-key.js';
 import { ORDER_STATUSES } from '../../orders/schemas.js';
@@ -10,12 +12,10 @@ import type { StoredOrder } from '../../orders/stored-order.js';
 import { PET_STATUSES } from '../../pets/schemas.js';
 import type { StoredPet } from '../../pets/stored-pet.js';
 import type { IdempotencyRecord } from '../store.js';
-
-/** Rows sent per INSERT: large enough to be quick, small enough to keep each statement modest. */
-const BATCH_ROWS = 5000;
+import { type CopiedWebhooks, copyWebhooks, insertBatches, type WebhookContents } from './copy-webhooks.js';
 
 /** Everything a store holds, as read from the store being moved. */
-export interface StoreContents {
+export interface StoreContents extends WebhookContents {
   pets: readonly StoredPet[];
   orders: readonly StoredOrder[];
   /** The remembered Idempotency-Key answers still alive, with their bodies. */
@@ -35,7 +35,7 @@ function countOf(items: readonly { status: string }[], status: string): number {
 }
 
 /** How many rows of each kind were copied. */
-export interface Copied {
+export interface Copied extends CopiedWebhooks {
   pets: number;
   orders: number;
   answers: number;
@@ -50,21 +50,22 @@ export async function copyIntoEmpty(pool: pg.Pool, contents: StoreContents): Pro
     await client.query('BEGIN');
     const { rows } = await client.query<{ rows: string }>(
       `SELECT (SELECT count(*) FROM pets) + (SELECT count(*) FROM orders) + (SELECT count(*) FROM api_keys)
-            + (SELECT count(*) FROM idempotency_answers) AS rows`,
+            + (SELECT count(*) FROM idempotency_answers) + (SELECT count(*) FROM events)
+            + (SELECT count(*) FROM webhooks) AS rows`,
     );
     if (Number(rows[0]?.rows) > 0)
       throw new Error('the database already holds animal-store data; migrate copies into an empty database only');
 
     await insertBatches(client, pets, (batch) => {
-      // Name and category are read from the JSON here, not by the server: a name may hold characters
-      // (a lone surrogate, escaped in the JSON) that PostgreSQL's JSON parser refuses.
-      const fields = batch.map((pet) => JSON.parse(pet.json) as { name: string; categoryId: number });
+      // The category is read from the JSON here, not by the server: a name may hold characters (a
+      // lone surrogate, escaped in the JSON) that PostgreSQL's JSON parser refuses. The name itself
+      // lives in the JSON only: it may hold U+0000, which a text column cannot (schema.ts, migration 2).
+      const fields = batch.map((pet) => JSON.parse(pet.json) as { categoryId: number });
       return {
-        text: `INSERT INTO pets (id, name, category_id, status, json)
-               SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[])`,
+        text: `INSERT INTO pets (id, category_id, status, json)
+               SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])`,
         values: [
           batch.map((pet) => pet.id),
-          fields.map((pet) => pet.name),
           fields.map((pet) => pet.categoryId),
           batch.map((pet) => pet.status),
           batch.map((pet) => pet.json),
@@ -112,14 +113,23 @@ export async function copyIntoEmpty(pool: pg.Pool, contents: StoreContents): Pro
     ];
     await client.query(`UPDATE counts SET ${counts.join(', ')} WHERE slot = 0`);
     await client.query("UPDATE settings SET value = $1 WHERE name = 'cursor_secret'", [cursorSecret.toString('hex')]);
+    const webhooks = await copyWebhooks(client, contents, cursorSecret);
 
-    const check = await client.query<{ pets: string; orders: string; answers: string; keys: string }>(
+    const check = await client.query<Record<keyof Copied, string>>(
       `SELECT (SELECT count(*) FROM pets) AS pets, (SELECT count(*) FROM orders) AS orders,
-              (SELECT count(*) FROM idempotency_answers) AS answers, (SELECT count(*) FROM api_keys) AS keys`,
+              (SELECT count(*) FROM idempotency_answers) AS answers, (SELECT count(*) FROM api_keys) AS keys,
+              (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM webhooks) AS subscriptions,
+              (SELECT count(*) FROM deliveries) AS deliveries, (SELECT count(*) FROM attempts) AS attempts`,
     );
     const found = check.rows[0];
-    const expected: Copied = { pets: pets.length, orders: orders.length, answers: answers.length, keys: keys.length };
-    for (const name of ['pets', 'orders', 'answers', 'keys'] as const) {
+    const expected: Copied = {
+      pets: pets.length,
+      orders: orders.length,
+      answers: answers.length,
+      keys: keys.length,
+      ...webhooks,
+    };
+    for (const name of Object.keys(expected) as (keyof Copied)[]) {
       if (Number(found?.[name]) !== expected[name])
         throw new Error(`the copy holds ${found?.[name]} ${name}, not ${expected[name]}; nothing was kept`);
     }
@@ -130,16 +140,5 @@ export async function copyIntoEmpty(pool: pg.Pool, contents: StoreContents): Pro
     throw error;
   } finally {
     client.release();
-  }
-}
-
-/** Sends `items` in batches of BATCH_ROWS, each as one statement. */
-async function insertBatches<T>(
-  client: pg.PoolClient,
-  items: readonly T[],
-  statement: (batch: readonly T[]) => pg.QueryConfig,
-): Promise<void> {
-  for (let start = 0; start < items.length; start += BATCH_ROWS) {
-    await client.query(statement(items.slice(start, start + BATCH_ROWS)));
   }
 }
