@@ -6,10 +6,30 @@ import { type Dispatcher, Pool } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Order, OrderStatus, OrderUpdate } from '../orders/schemas.js';
 import type { NewPet, Pet, PetStatus } from '../pets/schemas.js';
-import { AnimalStoreError, CLIENT_ERROR_CODES } from './errors.js';
-import { linkTarget } from './link.js';
+import type {
+  Attempt,
+  Event,
+  NewWebhook,
+  RecoveryAnswer,
+  Webhook,
+  WebhookUpdate,
+  WebhookWithSecret,
+} from '../webhooks/schemas.js';
+import type {
+  AttemptPage,
+  CreateOptions,
+  EventListOptions,
+  EventPage,
+  IterateOptions,
+  ListOptions,
+  OrderPage,
+  PageOptions,
+  PetPage,
+  WebhookPage,
+} from './call-types.js';
+import { iteratePages, type ListQuery, listPath, pageInfo } from './paging.js';
 import { type RetryPolicy, resolveRetryPolicy } from './retry.js';
-import { type ApiAnswer, type ApiRequest, headerText, Transport } from './transport.js';
+import { type ApiAnswer, type ApiRequest, Transport } from './transport.js';
 
 /** How a client reaches the service. */
 export interface AnimalStoreClientOptions {
@@ -29,39 +49,6 @@ export interface AnimalStoreClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** A source of numbers in [0, 1) for the backoff's jitter. */
   random?: () => number;
-}
-
-/** Which page of a listing to fetch. */
-export interface ListOptions<S extends string> {
-  /** Page size, 1 to 100 (the service's default is 20). */
-  limit?: number;
-  /** Only items in this status. */
-  status?: S;
-  /** The `next` of the previous page, with the same `status`. */
-  cursor?: string;
-}
-
-/** What to iterate over: every item of the listing (with `status`: those in it), fetched `limit` at a time. */
-export type IterateOptions<S extends string> = Omit<ListOptions<S>, 'cursor'>;
-
-/** A page of animals: the animals, the cursor of the next page (undefined on the last) and how many match in all. */
-export interface PetPage {
-  pets: Pet[];
-  next: string | undefined;
-  total: number;
-}
-
-/** A page of orders, as PetPage. */
-export interface OrderPage {
-  orders: Order[];
-  next: string | undefined;
-  total: number;
-}
-
-/** Options of a POST that creates something. */
-export interface CreateOptions {
-  /** Sent as `Idempotency-Key` (1 to 255 visible ASCII characters); a random UUID when not given, so retries never create twice. */
-  idempotencyKey?: string;
 }
 
 /** Iterators fetch the largest pages the service allows: fewest round trips and rate-limit tokens. */
@@ -102,24 +89,18 @@ export class AnimalStoreClient {
 
   /** One page of animals in ascending id order (`GET /pets`). */
   async listPets(options: ListOptions<PetStatus> = {}): Promise<PetPage> {
-    const answer = await this.#send({ method: 'GET', path: this.#listPath('/pets', options) });
+    const answer = await this.#get('/pets', { limit: options.limit, status: options.status, cursor: options.cursor });
     return { pets: answer.body as Pet[], ...pageInfo(answer) };
   }
 
   /** Every animal (with `status`: every one in it), following `Link` rel="next" from page to page. */
   pets(options: IterateOptions<PetStatus> = {}): AsyncIterableIterator<Pet> {
-    return this.#iterate<Pet>(this.#listPath('/pets', { limit: ITERATION_PAGE_SIZE, ...options }));
+    return this.#iterate<Pet>('/pets', { limit: options.limit ?? ITERATION_PAGE_SIZE, status: options.status });
   }
 
   /** Adds an animal (`POST /pets`); its status defaults to available. */
   async createPet(pet: NewPet, options: CreateOptions = {}): Promise<Pet> {
-    const answer = await this.#send({
-      method: 'POST',
-      path: `${this.#basePath}/pets`,
-      body: pet,
-      idempotencyKey: options.idempotencyKey ?? randomUUID(),
-    });
-    return answer.body as Pet;
+    return (await this.#post('/pets', pet, options)).body as Pet;
   }
 
   /**
@@ -127,56 +108,124 @@ export class AnimalStoreClient {
    * @deprecated The service deprecates this operation (Deprecation: 2026-11-22, Sunset: 2030-12-05) and answers 410 after the sunset; use `listPets` or `pets` instead.
    */
   async getPet(id: number): Promise<Pet> {
-    const answer = await this.#send({ method: 'GET', path: `${this.#basePath}/pets/${idSegment(id, 'petId')}` });
-    return answer.body as Pet;
+    return (await this.#get(`/pets/${idSegment(id, 'petId')}`)).body as Pet;
   }
 
   /** One page of orders in ascending id order (`GET /store/orders`, beta). */
   async listOrders(options: ListOptions<OrderStatus> = {}): Promise<OrderPage> {
-    const answer = await this.#send({ method: 'GET', path: this.#listPath('/store/orders', options) });
+    const query = { limit: options.limit, status: options.status, cursor: options.cursor };
+    const answer = await this.#get('/store/orders', query);
     return { orders: answer.body as Order[], ...pageInfo(answer) };
   }
 
   /** Every order (with `status`: every one in it), following `Link` rel="next". */
   orders(options: IterateOptions<OrderStatus> = {}): AsyncIterableIterator<Order> {
-    return this.#iterate<Order>(this.#listPath('/store/orders', { limit: ITERATION_PAGE_SIZE, ...options }));
+    return this.#iterate<Order>('/store/orders', {
+      limit: options.limit ?? ITERATION_PAGE_SIZE,
+      status: options.status,
+    });
   }
 
   /** Orders an available animal (`POST /store/orders`); it becomes pending. */
   async placeOrder(petId: number, options: CreateOptions = {}): Promise<Order> {
-    const body = { petId: idNumber(petId, 'petId') };
-    const answer = await this.#send({
-      method: 'POST',
-      path: `${this.#basePath}/store/orders`,
-      body,
-      idempotencyKey: options.idempotencyKey ?? randomUUID(),
-    });
-    return answer.body as Order;
+    return (await this.#post('/store/orders', { petId: idNumber(petId, 'petId') }, options)).body as Order;
   }
 
   /** One order by id (`GET /store/orders/{orderId}`). */
   async getOrder(id: number): Promise<Order> {
-    const answer = await this.#send({
-      method: 'GET',
-      path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}`,
-    });
-    return answer.body as Order;
+    return (await this.#get(`/store/orders/${idSegment(id, 'orderId')}`)).body as Order;
   }
 
   /** Moves a placed order on (`PATCH /store/orders/{orderId}`): delivered sells the animal, cancelled frees it. */
   async updateOrder(id: number, status: OrderUpdate['status']): Promise<Order> {
-    const path = `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}`;
-    const answer = await this.#send({ method: 'PATCH', path, body: { status } });
-    return answer.body as Order;
+    const path = this.#path(`/store/orders/${idSegment(id, 'orderId')}`);
+    return (await this.#send({ method: 'PATCH', path, body: { status } })).body as Order;
   }
 
   /** Cancels a placed order (`DELETE /store/orders/{orderId}`); the animal is available again. */
   async cancelOrder(id: number): Promise<Order> {
-    const answer = await this.#send({
-      method: 'DELETE',
-      path: `${this.#basePath}/store/orders/${idSegment(id, 'orderId')}`,
-    });
-    return answer.body as Order;
+    const path = this.#path(`/store/orders/${idSegment(id, 'orderId')}`);
+    return (await this.#send({ method: 'DELETE', path })).body as Order;
+  }
+
+  /** Subscribes `url` to events (`POST /webhooks`); the answer shows the signing secret, which is shown again only on rotation. */
+  async createWebhook(webhook: NewWebhook, options: CreateOptions = {}): Promise<WebhookWithSecret> {
+    return (await this.#post('/webhooks', webhook, options)).body as WebhookWithSecret;
+  }
+
+  /** One page of this key's subscriptions, in creation order (`GET /webhooks`). */
+  async listWebhooks(options: PageOptions = {}): Promise<WebhookPage> {
+    const answer = await this.#get('/webhooks', { limit: options.limit, cursor: options.cursor });
+    return { webhooks: answer.body as Webhook[], ...pageInfo(answer) };
+  }
+
+  /** Every subscription of this key, following `Link` rel="next". */
+  webhooks(options: Omit<PageOptions, 'cursor'> = {}): AsyncIterableIterator<Webhook> {
+    return this.#iterate<Webhook>('/webhooks', { limit: options.limit ?? ITERATION_PAGE_SIZE });
+  }
+
+  /** One subscription, without its secret (`GET /webhooks/{webhookId}`). */
+  async getWebhook(id: string): Promise<Webhook> {
+    return (await this.#get(webhookPath(id))).body as Webhook;
+  }
+
+  /** Changes the members given (`PATCH /webhooks/{webhookId}`); `status: 'disabled'` stops deliveries. */
+  async updateWebhook(id: string, changes: WebhookUpdate): Promise<Webhook> {
+    return (await this.#send({ method: 'PATCH', path: this.#path(webhookPath(id)), body: changes })).body as Webhook;
+  }
+
+  /** Deletes a subscription with its pending deliveries and attempts (`DELETE /webhooks/{webhookId}`). */
+  async deleteWebhook(id: string): Promise<void> {
+    await this.#send({ method: 'DELETE', path: this.#path(webhookPath(id)) });
+  }
+
+  /** A new signing secret (`POST /webhooks/{webhookId}/rotate-secret`); the old one goes on signing beside it for 24 hours. */
+  async rotateWebhookSecret(id: string, options: CreateOptions = {}): Promise<WebhookWithSecret> {
+    return (await this.#post(`${webhookPath(id)}/rotate-secret`, undefined, options)).body as WebhookWithSecret;
+  }
+
+  /** Sends a `webhook.test` event to the subscription (`POST /webhooks/{webhookId}/test`) and answers it. */
+  async testWebhook(id: string, options: CreateOptions = {}): Promise<Event> {
+    return (await this.#post(`${webhookPath(id)}/test`, undefined, options)).body as Event;
+  }
+
+  /** One page of the subscription's delivery attempts, newest first (`GET /webhooks/{webhookId}/attempts`). */
+  async listWebhookAttempts(id: string, options: PageOptions = {}): Promise<AttemptPage> {
+    const answer = await this.#get(`${webhookPath(id)}/attempts`, { limit: options.limit, cursor: options.cursor });
+    return { attempts: answer.body as Attempt[], ...pageInfo(answer) };
+  }
+
+  /** Every delivery attempt of the subscription, newest first, following `Link` rel="next". */
+  webhookAttempts(id: string, options: Omit<PageOptions, 'cursor'> = {}): AsyncIterableIterator<Attempt> {
+    return this.#iterate<Attempt>(`${webhookPath(id)}/attempts`, { limit: options.limit ?? ITERATION_PAGE_SIZE });
+  }
+
+  /** Sends again every event since `since` that the subscription missed (`POST /webhooks/{webhookId}/recover`). */
+  async recoverWebhook(id: string, since: string | Date, options: CreateOptions = {}): Promise<RecoveryAnswer> {
+    const body = { since: timeText(since, 'since') };
+    return (await this.#post(`${webhookPath(id)}/recover`, body, options)).body as RecoveryAnswer;
+  }
+
+  /** One page of the events of the last 30 days, in the order they were recorded (`GET /events`). */
+  async listEvents(options: EventListOptions = {}): Promise<EventPage> {
+    const answer = await this.#get('/events', { limit: options.limit, type: options.type, cursor: options.cursor });
+    return { events: answer.body as Event[], ...pageInfo(answer) };
+  }
+
+  /** Every event of the last 30 days (with `type`: of that type), following `Link` rel="next". */
+  events(options: Omit<EventListOptions, 'cursor'> = {}): AsyncIterableIterator<Event> {
+    return this.#iterate<Event>('/events', { limit: options.limit ?? ITERATION_PAGE_SIZE, type: options.type });
+  }
+
+  /** One event, as it was delivered (`GET /events/{eventId}`). */
+  async getEvent(id: string): Promise<Event> {
+    return (await this.#get(eventPath(id))).body as Event;
+  }
+
+  /** Delivers an event again (`POST /events/{eventId}/redeliver`): to this key's enabled subscriptions of its type, or to `webhookId`. */
+  async redeliverEvent(id: string, target: { webhookId?: string } = {}, options: CreateOptions = {}): Promise<Event> {
+    const body = target.webhookId === undefined ? {} : { webhookId: target.webhookId };
+    return (await this.#post(`${eventPath(id)}/redeliver`, body, options)).body as Event;
   }
 
   /** Closes the client's connections (not those of a dispatcher passed in). */
@@ -188,46 +237,22 @@ export class AnimalStoreClient {
     return this.#transport.send(request);
   }
 
-  #listPath(resource: string, options: ListOptions<string>): string {
-    const query = new URLSearchParams();
-    if (options.limit !== undefined) query.set('limit', String(options.limit));
-    if (options.status !== undefined) query.set('status', options.status);
-    if (options.cursor !== undefined) query.set('cursor', options.cursor);
-    const search = query.toString();
-    return `${this.#basePath}${resource}${search.length > 0 ? `?${search}` : ''}`;
+  #path(resource: string, query: ListQuery = {}): string {
+    return listPath(this.#basePath, resource, query);
   }
 
-  async *#iterate<T>(firstPath: string): AsyncIterableIterator<T> {
-    let path: string | undefined = firstPath;
-    while (path !== undefined) {
-      const answer = await this.#send({ method: 'GET', path });
-      yield* answer.body as T[];
-      path = this.#nextPath(answer);
-    }
+  #get(resource: string, query: ListQuery = {}): Promise<ApiAnswer> {
+    return this.#send({ method: 'GET', path: this.#path(resource, query) });
   }
 
-  /** The path of `Link` rel="next", refused if it leads to another origin: the bearer key goes only to the one it was given for. */
-  #nextPath(answer: ApiAnswer): string | undefined {
-    const target = linkTarget(answer.headers.link, 'next');
-    if (target === undefined) return undefined;
-    const url = new URL(target, this.#origin);
-    if (url.origin !== this.#origin) {
-      throw new AnimalStoreError({
-        status: answer.status,
-        code: CLIENT_ERROR_CODES.unexpected_response,
-        message: `The next page's link points to another origin (${url.origin}); not following it with this client's key`,
-        requestId: headerText(answer.headers['x-request-id']),
-      });
-    }
-    return `${url.pathname}${url.search}`;
+  #iterate<T>(resource: string, query: ListQuery): AsyncIterableIterator<T> {
+    return iteratePages<T>((request) => this.#send(request), this.#origin, this.#path(resource, query));
   }
-}
 
-function pageInfo(answer: ApiAnswer): { next: string | undefined; total: number } {
-  const target = linkTarget(answer.headers.link, 'next');
-  const next =
-    target === undefined ? undefined : (new URL(target, 'http://link.invalid').searchParams.get('cursor') ?? undefined);
-  return { next, total: Number(headerText(answer.headers['x-total-count']) ?? Number.NaN) };
+  #post(resource: string, body: unknown, options: CreateOptions): Promise<ApiAnswer> {
+    const idempotencyKey = options.idempotencyKey ?? randomUUID();
+    return this.#send({ method: 'POST', path: this.#path(resource), body, idempotencyKey });
+  }
 }
 
 /** Ids are positive integers up to 2^53 − 1 (README "How the API behaves"); anything else is the caller's bug, not a request to send. */
@@ -239,4 +264,27 @@ function idNumber(id: number, name: string): number {
 
 function idSegment(id: number, name: string): string {
   return String(idNumber(id, name));
+}
+
+/** Webhook ids begin with `wh_` and event ids with `evt_` (docs/events.md); anything else is the caller's bug, not a request to send. */
+function stringIdSegment(id: string, prefix: string, name: string): string {
+  if (typeof id !== 'string' || id.length <= prefix.length || !id.startsWith(prefix))
+    throw new TypeError(`${name} must be a string that begins with ${prefix}, not ${String(id)}`);
+  return encodeURIComponent(id);
+}
+
+function webhookPath(id: string): string {
+  return `/webhooks/${stringIdSegment(id, 'wh_', 'webhookId')}`;
+}
+
+function eventPath(id: string): string {
+  return `/events/${stringIdSegment(id, 'evt_', 'eventId')}`;
+}
+
+/** A time to send: a Date as RFC 3339 UTC, a string as given (the service checks it); an invalid Date is a TypeError. */
+function timeText(time: string | Date, name: string): string {
+  if (typeof time === 'string') return time;
+  if (!(time instanceof Date) || Number.isNaN(time.getTime()))
+    throw new TypeError(`${name} must be an RFC 3339 time or a valid Date, not ${String(time)}`);
+  return time.toISOString();
 }

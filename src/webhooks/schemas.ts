@@ -12,6 +12,7 @@ export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const WebhookStatus = Type.Enum(WEBHOOK_STATUSES, {
   description: 'Whether events are delivered to the subscription.',
 });
+export type WebhookStatus = Type.Static<typeof WebhookStatus>;
 
 const Url = Type.String({
   minLength: 1,
@@ -65,6 +66,7 @@ export const Webhook = Type.Object(webhookProperties, {
   additionalProperties: false,
   description: 'A subscription to events.',
 });
+export type Webhook = Type.Static<typeof Webhook>;
 export const Webhooks = Type.Array(Webhook, { description: 'A page of subscriptions, in creation order.' });
 
 export const WebhookWithSecret = Type.Object(
@@ -77,6 +79,7 @@ export const WebhookWithSecret = Type.Object(
   },
   { additionalProperties: false, description: 'A subscription with its signing secret.' },
 );
+export type WebhookWithSecret = Type.Static<typeof WebhookWithSecret>;
 
 export const Event = Type.Object(
   {
@@ -87,6 +90,7 @@ export const Event = Type.Object(
   },
   { additionalProperties: false, description: 'A change of an animal or an order.' },
 );
+export type Event = Type.Static<typeof Event>;
 export const EventList = Type.Array(Event, { description: 'A page of events, in the order they were recorded.' });
 
 export const Attempt = Type.Object(
@@ -105,6 +109,7 @@ export const Attempt = Type.Object(
   },
   { additionalProperties: false, description: 'One attempt to deliver an event to a subscription.' },
 );
+export type Attempt = Type.Static<typeof Attempt>;
 export const Attempts = Type.Array(Attempt, { description: 'A page of attempts, newest first.' });
 
 export const Redelivery = Type.Object(
@@ -131,6 +136,7 @@ export const RecoveryAnswer = Type.Object(
   },
   { additionalProperties: false, description: 'A recovery under way.' },
 );
+export type RecoveryAnswer = Type.Static<typeof RecoveryAnswer>;
 
 const pageQuery = {
   limit: Type.Optional(

@@ -135,6 +135,32 @@ test("the caller's own Idempotency-Key is the one sent on every attempt of place
   await client.close();
 });
 
+test("the POSTs of webhooks and events are retried with one Idempotency-Key, the caller's when given", async () => {
+  const event = {
+    id: 'evt_1',
+    type: 'webhook.test',
+    timestamp: '2030-01-01T00:00:00.000Z',
+    data: { webhookId: 'wh_1' },
+  };
+  script = [refused(503, 'unavailable'), json(202, event), hangUp, json(202, event)];
+  const { client } = scriptedClient();
+  assert.deepEqual(await client.testWebhook('wh_1'), event);
+  assert.deepEqual(await client.redeliverEvent('evt_1', { webhookId: 'wh_1' }, { idempotencyKey: 'again-1' }), event);
+  assert.deepEqual(
+    seen.map((request) => [request.method, request.url, request.body]),
+    [
+      ['POST', '/v1/webhooks/wh_1/test', ''],
+      ['POST', '/v1/webhooks/wh_1/test', ''],
+      ['POST', '/v1/events/evt_1/redeliver', '{"webhookId":"wh_1"}'],
+      ['POST', '/v1/events/evt_1/redeliver', '{"webhookId":"wh_1"}'],
+    ],
+  );
+  const keys = seen.map((request) => request.headers['idempotency-key']);
+  assert.match(keys[0] as string, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(keys, [keys[0], keys[0], 'again-1', 'again-1']);
+  await client.close();
+});
+
 test('without Retry-After the waits back off exponentially with full jitter', async () => {
   script = [refused(503, 'unavailable'), refused(503, 'unavailable'), refused(503, 'unavailable'), json(200, [])];
   const { client, sleeps } = scriptedClient({ retry: { baseDelayMs: 100 } });

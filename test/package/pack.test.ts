@@ -236,7 +236,14 @@ test('the installed typings type-check a consumer under NodeNext resolution', { 
     join(consumer, 'check.ts'),
     `
 import { createAnimalStore, type Pet, type Order } from 'animal-store';
-import { AnimalStoreClient, AnimalStoreError, type PetPage } from 'animal-store/client';
+import {
+  AnimalStoreClient,
+  AnimalStoreError,
+  type Event,
+  type PetPage,
+  type Webhook,
+  type WebhookWithSecret,
+} from 'animal-store/client';
 const app = await createAnimalStore({ basePath: '/v1' });
 const client = new AnimalStoreClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k', retry: { deadlineMs: 1000 } });
 const page: PetPage = await client.listPets({ status: 'sold' });
@@ -244,11 +251,17 @@ const first: Pet | undefined = page.pets[0];
 const order: Order = await client.updateOrder(1, 'delivered');
 // @ts-expect-error: a status outside the schema's enum is refused at compile time.
 await client.listPets({ status: 'lost' });
+const hook: WebhookWithSecret = await client.createWebhook({ url: 'https://hooks.example.com/x', events: ['pet.created'] });
+const hooks: Webhook[] = (await client.listWebhooks({ limit: 5 })).webhooks;
+const events: Event[] = (await client.listEvents({ type: 'order.updated' })).events;
+const gone: void = await client.deleteWebhook(hook.id);
+// @ts-expect-error: an event type outside the schema's enum is refused at compile time.
+await client.createWebhook({ url: 'https://hooks.example.com/x', events: ['pet.sold'] });
 const made: Pet = await app.pets.create({ name: 'Typed', categoryId: 1 });
 const sold: Pet[] = (await app.pets.list({ status: 'sold', limit: 5 })).pets;
 // @ts-expect-error: the embedded store takes the same typed input as the API.
 await app.pets.create({ name: 'Untyped', categoryId: '1' });
-export const used = [app.handler, first, order, AnimalStoreError, made, sold];
+export const used = [app.handler, first, order, AnimalStoreError, made, sold, hook.secret, hooks, events, gone];
 `,
   );
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
