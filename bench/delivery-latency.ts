@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseTimeMs } from './args.js';
+import { type Durability, parseTimeMs } from './args.js';
 import { median } from './compare-checks.js';
 import { subscribe, SUBSCRIPTIONS } from './events-checks.js';
 import { startLocalService } from './local-service.js';
@@ -28,6 +28,7 @@ Options:
   -d, --duration TIME  Measured time of each run, after 2 s of warm-up [20s]
   --no-hang            Skip the run with one receiver that never answers
   --json FILE          Also write every figure as JSON to FILE
+  --durability MODE    The embedded store's durability: always, batch or never [always]
   --cpu-prof DIR       Write each service's CPU profile (node --cpu-prof) into DIR
 
 PostgreSQL: a scratch database on 127.0.0.1:5432 (user postgres), created with createdb and dropped
@@ -57,6 +58,7 @@ async function measure(
   rate: number,
   durationMs: number,
   profileDir: string | undefined,
+  durability: Durability,
 ): Promise<RunFigures> {
   const database = store === 'postgres' ? `bench_events_${process.pid}_${hanging ? 'hang' : 'all'}` : undefined;
   const pg = ['-h', '127.0.0.1', '-U', 'postgres'];
@@ -64,7 +66,7 @@ async function measure(
   const receivers = await startReceivers({ count: SUBSCRIPTIONS, record: true, ...(hanging ? { hang: 0 } : {}) });
   try {
     const service = await startLocalService({
-      durability: 'always',
+      durability,
       pets: 0,
       profileDir,
       webhookAllowPrivate: true,
@@ -123,6 +125,7 @@ async function main(argv: string[]): Promise<number> {
       'no-hang': { type: 'boolean' },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      durability: { type: 'string', default: 'always' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -137,6 +140,8 @@ async function main(argv: string[]): Promise<number> {
   if (!/^[1-9][0-9]*$/.test(values.rate)) throw new TypeError(`--rate must be a positive whole number`);
   const rate = Number(values.rate);
   const durationMs = parseTimeMs(values.duration, '--duration');
+  const durability = values.durability as Durability;
+  if (!['always', 'batch', 'never'].includes(durability)) throw new TypeError('--durability: always, batch or never');
   process.stderr.write(`${pinGenerator().note}\n`);
   const runs: RunFigures[] = [];
   for (const store of stores) {
@@ -144,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(
         `${store}: ${rate} creates/s for ${durationMs / 1000} s${hanging ? ', one receiver hanging' : ''}\n`,
       );
-      runs.push(await measure(store, hanging, rate, durationMs, values['cpu-prof']));
+      runs.push(await measure(store, hanging, rate, durationMs, values['cpu-prof'], durability));
     }
   }
   const ms = (value: number): string => `${formatNumber(value, 1)} ms`;
@@ -163,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
     `\n${drawTable([['Store', 'Receivers', 'Creates', 'API p50 / p99', 'Delivery p50 / p99 / max', 'Delivered', 'p50 < 20 ms, p99 < 100 ms'], ...rows])}\n`,
   );
   process.stdout.write(
-    `${rate} creates/s, durability always, ${SUBSCRIPTIONS} subscriptions to pet.created; ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; delivery latency from each 201's arrival to each answering receiver's request (median API p50 of runs: ${ms(median(runs.map((run) => run.api.p50Ms)))}).\n`,
+    `${rate} creates/s, durability ${durability}, ${SUBSCRIPTIONS} subscriptions to pet.created; ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; delivery latency from each 201's arrival to each answering receiver's request (median API p50 of runs: ${ms(median(runs.map((run) => run.api.p50Ms)))}).\n`,
   );
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ runs }, null, 2)}\n`);
   return runs.some((run) => run.failedCreates > 0) ? 1 : 0;
