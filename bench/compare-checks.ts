@@ -48,10 +48,10 @@ export const CREATE_CONNECTIONS = 64;
 
 /** A run's result, with the generator's own CPU time during it (warm-up included) and the time that took. */
 type MeasuredRun = LoadResult & { generatorCpuMs?: number; generatorElapsedMs?: number };
-type Side = (durationMs: number) => Promise<MeasuredRun>;
+export type Side = (durationMs: number) => Promise<MeasuredRun>;
 
 /** A side that runs a prepared scenario against `origin` with the comparison's load. */
-function side(
+export function side(
   origin: string,
   prepared: PreparedScenario,
   scenario: LoadScenario,
@@ -132,7 +132,7 @@ function totals(results: readonly MeasuredRun[]): SideTotals {
 }
 
 /** How long each side runs in one round of an alternation. */
-function roundMsOf(load: CompareLoad): number {
+export function roundMsOf(load: CompareLoad): number {
   return Math.max(500, Math.round(load.durationMs / load.rounds));
 }
 
@@ -288,7 +288,7 @@ function wrkCpus(): string | undefined {
 }
 
 /** wrk's mean requests/s of each side over the rounds, and the median of the per-round ratios a / b. */
-function wrkSummary(a: number[], b: number[]): { a: number; b: number; ratio: number } {
+export function wrkSummary(a: number[], b: number[]): { a: number; b: number; ratio: number } {
   const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
   return { a: mean(a), b: mean(b), ratio: medianRatio(a, b) };
 }
@@ -298,7 +298,7 @@ function wrkSummary(a: number[], b: number[]): { a: number; b: number; ratio: nu
  * every round, right after this bench's and in the mirrored order: on a machine whose speed drifts,
  * both ratios then see the same drift, which a separate alternation afterwards would not.
  */
-function wrkRounds(
+export function wrkRounds(
   a: { origin: string; spec: RequestSpec },
   b: { origin: string; spec: RequestSpec },
   connections: number,

@@ -7,6 +7,8 @@
 //   startup             replay of 1,000,000 pets                                        ≤ 2 s, ≤ 300 B/pet
 //   latency             list p99 at half of the peak rate                               ≤ 5 ms
 //   limiter             CPU of authentication + limiter / CPU of a list answer           ≤ 5 %
+//   create-before       creates/s with events / of the build before them (--before DIR)  ≥ 0.95
+//   create-webhooks     creates/s with 10 subscriptions / with none                      ≥ 0.80
 // Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -25,12 +27,15 @@ import {
   type SideTotals,
   WARMUP_MS,
 } from './compare-checks.js';
+import { compareWithBuildBefore, compareWithSubscriptions, type CreatePairResult } from './events-checks.js';
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
 const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
+/** Checks run only when named: create-before needs an earlier build, create-webhooks is the events' cost. */
+const EVENT_CHECKS = ['create-before', 'create-webhooks'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -40,7 +45,10 @@ Measures the performance targets on local services (child processes) and prints 
 
 Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
-                       with the baseline (${RATIO_SCENARIOS.join(', ')}) [all eight]
+                       with the baseline (${RATIO_SCENARIOS.join(', ')}), or
+                       ${EVENT_CHECKS.join(', ')} [the first eight]
+  --before DIR         For create-before: the root of a checkout of an earlier build (its
+                       node_modules in place), whose bench/service-child.ts is run
   -d, --duration TIME  Measured time per side of each comparison [10s]
   --rounds N           Alternations per comparison (the duration is split over them) [4]
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
@@ -68,6 +76,29 @@ interface Row {
 
 const rps = (side: SideTotals): string => `${formatNumber(side.requestsPerSecond)} req/s`;
 
+/** The rows of a create comparison: the bench's ratio (or generator-bound), and wrk's beside it. */
+function createPairRows(what: string, target: number, result: CreatePairResult): Row[] {
+  const bound = Math.max(result.a.generatorShare, result.b.generatorShare);
+  const rows: Row[] = [
+    {
+      check: `${what} (${result.connections} connections)`,
+      measured: isGeneratorBound(bound)
+        ? `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`
+        : `${result.ratio.toFixed(2)} (${rps(result.a)} / ${rps(result.b)}; generator at ${(bound * 100).toFixed(0)} %)`,
+      target: `≥ ${target}`,
+      pass: !isGeneratorBound(bound) && result.ratio >= target,
+    },
+  ];
+  if (result.wrk !== undefined)
+    rows.push({
+      check: `${what} (${result.connections} connections), by wrk`,
+      measured: `${result.wrk.ratio.toFixed(2)} (${formatNumber(result.wrk.a)} / ${formatNumber(result.wrk.b)} req/s)`,
+      target: `≥ ${target}`,
+      pass: result.wrk.ratio >= target,
+    });
+  return rows;
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -81,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
       'cross-check': { type: 'boolean' },
       'no-pin': { type: 'boolean' },
       json: { type: 'string' },
+      before: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -94,11 +126,11 @@ async function main(argv: string[]): Promise<number> {
     .map((check) => check.trim())
     .filter((check) => check !== '');
   for (const check of checks) {
-    if (!(CHECKS as readonly string[]).includes(check) && !(RATIO_SCENARIOS as readonly string[]).includes(check)) {
-      throw new TypeError(
-        `--checks: unknown check "${check}"; use ${[...new Set([...CHECKS, ...RATIO_SCENARIOS])].join(', ')}`,
-      );
-    }
+    const known: readonly string[] = [...CHECKS, ...RATIO_SCENARIOS, ...EVENT_CHECKS];
+    if (!known.includes(check))
+      throw new TypeError(`--checks: unknown check "${check}"; use ${[...new Set(known)].join(', ')}`);
+    if (check === 'create-before' && values.before === undefined)
+      throw new TypeError('--checks create-before needs --before DIR, a checkout of the build to compare with');
   }
   const positive = (text: string | undefined, fallback: number, name: string): number => {
     if (text === undefined) return fallback;
@@ -226,6 +258,29 @@ async function main(argv: string[]): Promise<number> {
         target: '≤ 300 B',
         pass: result.rssBytesPerPet <= 300,
       });
+    } else if (check === 'create-before' || check === 'create-webhooks') {
+      const webhooks = check === 'create-webhooks' ? await compareWithSubscriptions(load) : undefined;
+      const result: CreatePairResult = webhooks ?? (await compareWithBuildBefore(load, values.before as string));
+      note(result.a, check);
+      note(result.b, check);
+      figures[check] = result;
+      rows.push(
+        ...(webhooks === undefined
+          ? createPairRows('create: this build / the build before events', 0.95, result)
+          : createPairRows('create: 10 subscriptions / none', 0.8, result)),
+      );
+      if (webhooks !== undefined)
+        rows.push({
+          check: 'create-webhooks: deliveries',
+          measured:
+            `${formatNumber(webhooks.deliveredByEnd)} of ${formatNumber(webhooks.dueByEnd)} received by the end of the rounds, ` +
+            (webhooks.drainMs === undefined
+              ? 'the rest not within a minute'
+              : `the rest within ${formatNumber(webhooks.drainMs / 1000, 1)} s`) +
+            `; receivers at ${(webhooks.receiverCoreShare * 100).toFixed(0)} % of a core`,
+          target: '(information)',
+          pass: webhooks.drainMs !== undefined,
+        });
     } else if (check === 'limiter') {
       const result = await compareAdmission(load);
       figures[check] = result;
@@ -252,7 +307,7 @@ async function main(argv: string[]): Promise<number> {
     `\n${drawTable([['Check', 'Measured', 'Target', 'Result'], ...rows.map((row) => [row.check, row.measured, row.target, row.pass ? 'pass' : 'MISS'])])}\n`,
   );
   process.stdout.write(
-    `${load.connections} connections${checks.includes('create') && load.connections !== CREATE_CONNECTIONS ? ` (create: ${CREATE_CONNECTIONS})` : ''}, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each; a ratio is the median of the per-round ratios, req/s the mean of the rounds.\n`,
+    `${load.connections} connections${checks.some((check) => check.startsWith('create')) && load.connections !== CREATE_CONNECTIONS ? ` (create: ${CREATE_CONNECTIONS})` : ''}, pipelining ${load.pipelining}, ${load.durationMs / 1000}s per side in ${load.rounds} alternating rounds, after ${WARMUP_MS / 1000}s of warm-up each; a ratio is the median of the per-round ratios, req/s the mean of the rounds.\n`,
   );
   if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ rows, figures }, null, 2)}\n`);
   return failed ? 1 : 0;

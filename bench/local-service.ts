@@ -27,6 +27,10 @@ export interface ServiceChildConfig {
   /** info (the CLI's default: the access log on) or warn (off). */
   logLevel?: 'info' | 'warn';
   keys: { key: string; plan: 'enterprise' | 'free'; perMinute?: number; perDay?: number }[];
+  /** Deliveries to receivers on this machine (`--webhook-allow-private`). */
+  webhookAllowPrivate?: boolean;
+  /** PostgreSQL instead of the embedded store. */
+  databaseUrl?: string;
 }
 
 export interface LocalService {
@@ -51,6 +55,12 @@ export interface LocalServiceOptions {
   nodeArgs?: readonly string[];
   /** info (the default, as `animal-store serve`: the access log on) or warn (off). */
   logLevel?: 'info' | 'warn';
+  /** The root of the build to run (another checkout's, to compare builds); this repository's by default. */
+  root?: string;
+  /** Deliveries to receivers on this machine (`--webhook-allow-private`). */
+  webhookAllowPrivate?: boolean;
+  /** PostgreSQL instead of the embedded store. */
+  databaseUrl?: string;
 }
 
 /** A random RFC 6750 token the service accepts as a supplied key (README "Rate limits": 16 to 256 characters). */
@@ -63,13 +73,14 @@ export async function spawnChild<T>(
   script: string,
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
+  root: string = ROOT,
 ): Promise<{ child: ChildProcess; first: T }> {
   // Pinned when bench:compare asked for it (see pinning.ts): the service gets its core, the generator the rest.
   const cpus = process.env[SERVICE_CPUS_VARIABLE];
-  const command = [process.execPath, ...nodeArgs, '--import', 'tsx', join(ROOT, script)];
+  const command = [process.execPath, ...nodeArgs, '--import', 'tsx', join(root, script)];
   const [program, ...args] = cpus === undefined ? command : ['taskset', '-c', cpus, ...command];
   const child = spawn(program as string, args, {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...env },
     // A service's stdout is its access log: written, as to a file, and not shown.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -120,6 +131,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         { key, plan: 'enterprise', perMinute: HUGE_LIMIT, perDay: HUGE_LIMIT },
         { key: freeKey, plan: 'free' },
       ],
+      ...(options.webhookAllowPrivate === undefined ? {} : { webhookAllowPrivate: options.webhookAllowPrivate }),
+      ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     };
     const nodeArgs = [
       ...(options.nodeArgs ?? []),
@@ -131,6 +144,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         ANIMAL_STORE_BENCH_SERVICE: JSON.stringify(config),
       },
       nodeArgs,
+      options.root,
     );
     return {
       apiUrl: `${first.url}${first.basePath}`,

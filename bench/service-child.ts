@@ -15,6 +15,8 @@ const app = await createAnimalStore({
   durability: config.durability,
   keys: config.keys,
   createFirstKey: false,
+  ...(config.webhookAllowPrivate === undefined ? {} : { webhookAllowPrivate: config.webhookAllowPrivate }),
+  ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
   logger: createLogger({
     level: config.logLevel ?? 'info',
     write: stdout.write,

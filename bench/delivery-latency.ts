@@ -1,0 +1,185 @@
+// Entry of `npm run bench:delivery -- [options]`: how long a webhook takes from the API's 201 to the
+// receiver's request. Creates go out at a fixed rate (500/s by default) to a local service with 10
+// subscriptions to pet.created, each a receiver of its own on this machine answering 200; each
+// receiver stamps every event with the monotonic clock, against the moment the 201 arrived. Then the
+// same with one of the receivers never answering: the other nine, and the API, must not wait for it.
+// On the embedded store and on PostgreSQL (a scratch database, created and dropped here). Prints a
+// table, and every figure as JSON with --json FILE. Targets: p50 under 20 ms, p99 under 100 ms.
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { type Durability, parseTimeMs } from './args.js';
+import { median } from './compare-checks.js';
+import { subscribe, SUBSCRIPTIONS } from './events-checks.js';
+import { startLocalService } from './local-service.js';
+import { pacedCreates } from './paced-creates.js';
+import { pinGenerator } from './pinning.js';
+import { startReceivers } from './receivers.js';
+import { drawTable, formatNumber } from './report.js';
+import { targetOf } from './run.js';
+
+const HELP = `Usage: npm run bench:delivery -- [options]
+
+Delivery latency, from each create's 201 to each receiver's request, with ${SUBSCRIPTIONS} subscriptions.
+
+Options:
+  --stores LIST        embedded, postgres, or both [embedded,postgres]
+  --rate N             Creates per second [500]
+  -d, --duration TIME  Measured time of each run, after 2 s of warm-up [20s]
+  --no-hang            Skip the run with one receiver that never answers
+  --json FILE          Also write every figure as JSON to FILE
+  --durability MODE    The embedded store's durability: always, batch or never [always]
+  --cpu-prof DIR       Write each service's CPU profile (node --cpu-prof) into DIR
+
+PostgreSQL: a scratch database on 127.0.0.1:5432 (user postgres), created with createdb and dropped
+after. The service is pinned to core 0, this process and the receivers to the others (taskset).
+`;
+
+/** After the last create, how long the deliveries may take to arrive before the rest count as missing. */
+const WAIT_FOR_DELIVERIES_MS = 15_000;
+const WARMUP_MS = 2000;
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
+
+interface RunFigures {
+  store: string;
+  hanging: boolean;
+  ratePerSecond: number;
+  creates: number;
+  failedCreates: number;
+  api: { p50Ms: number; p99Ms: number };
+  delivery: { p50Ms: number; p99Ms: number; maxMs: number; received: number; expected: number };
+}
+
+async function measure(
+  store: string,
+  hanging: boolean,
+  rate: number,
+  durationMs: number,
+  profileDir: string | undefined,
+  durability: Durability,
+): Promise<RunFigures> {
+  const database = store === 'postgres' ? `bench_events_${process.pid}_${hanging ? 'hang' : 'all'}` : undefined;
+  const pg = ['-h', '127.0.0.1', '-U', 'postgres'];
+  if (database !== undefined) execFileSync('createdb', [...pg, database]);
+  const receivers = await startReceivers({ count: SUBSCRIPTIONS, record: true, ...(hanging ? { hang: 0 } : {}) });
+  try {
+    const service = await startLocalService({
+      durability,
+      pets: 0,
+      profileDir,
+      webhookAllowPrivate: true,
+      ...(database === undefined ? {} : { databaseUrl: `postgres://postgres@127.0.0.1:5432/${database}` }),
+    });
+    try {
+      const target = targetOf(service.apiUrl, service.key);
+      await subscribe(target, receivers.urls);
+      const run = await pacedCreates(target, rate, WARMUP_MS, durationMs);
+      const answering = hanging ? SUBSCRIPTIONS - 1 : SUBSCRIPTIONS;
+      const expected = run.answeredMs.size * answering;
+      const latencies: number[] = [];
+      const waitFrom = performance.now();
+      for (;;) {
+        for (const [receiver, petId, arrivedMs] of (await receivers.report()).stamps) {
+          const answeredMs = run.answeredMs.get(petId);
+          if (answeredMs !== undefined && !(hanging && receiver === 0)) latencies.push(arrivedMs - answeredMs);
+        }
+        if (latencies.length >= expected || performance.now() - waitFrom > WAIT_FOR_DELIVERIES_MS) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      latencies.sort((x, y) => x - y);
+      const api = [...run.apiLatencyMs].sort((x, y) => x - y);
+      if (run.failed > 0) process.stderr.write(`${store}: ${run.failed} creates failed: ${run.problems.join('; ')}\n`);
+      return {
+        store,
+        hanging,
+        ratePerSecond: rate,
+        creates: run.sent,
+        failedCreates: run.failed,
+        api: { p50Ms: percentile(api, 50), p99Ms: percentile(api, 99) },
+        delivery: {
+          p50Ms: percentile(latencies, 50),
+          p99Ms: percentile(latencies, 99),
+          maxMs: latencies.at(-1) ?? 0,
+          received: latencies.length,
+          expected,
+        },
+      };
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await receivers.close();
+    if (database !== undefined) execFileSync('dropdb', [...pg, '--force', database]);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      stores: { type: 'string', default: 'embedded,postgres' },
+      rate: { type: 'string', default: '500' },
+      duration: { type: 'string', short: 'd', default: '20s' },
+      'no-hang': { type: 'boolean' },
+      json: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      durability: { type: 'string', default: 'always' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const stores = values.stores.split(',').map((store) => store.trim());
+  for (const store of stores)
+    if (store !== 'embedded' && store !== 'postgres') throw new TypeError(`--stores: unknown store "${store}"`);
+  if (!/^[1-9][0-9]*$/.test(values.rate)) throw new TypeError(`--rate must be a positive whole number`);
+  const rate = Number(values.rate);
+  const durationMs = parseTimeMs(values.duration, '--duration');
+  const durability = values.durability as Durability;
+  if (!['always', 'batch', 'never'].includes(durability)) throw new TypeError('--durability: always, batch or never');
+  process.stderr.write(`${pinGenerator().note}\n`);
+  const runs: RunFigures[] = [];
+  for (const store of stores) {
+    for (const hanging of values['no-hang'] === true ? [false] : [false, true]) {
+      process.stderr.write(
+        `${store}: ${rate} creates/s for ${durationMs / 1000} s${hanging ? ', one receiver hanging' : ''}\n`,
+      );
+      runs.push(await measure(store, hanging, rate, durationMs, values['cpu-prof'], durability));
+    }
+  }
+  const ms = (value: number): string => `${formatNumber(value, 1)} ms`;
+  const rows = runs.map((run) => [
+    run.store,
+    run.hanging ? `${SUBSCRIPTIONS - 1} answer, 1 hangs` : `all ${SUBSCRIPTIONS} answer`,
+    `${formatNumber(run.creates)}${run.failedCreates > 0 ? ` (${run.failedCreates} failed)` : ''}`,
+    `${ms(run.api.p50Ms)} / ${ms(run.api.p99Ms)}`,
+    `${ms(run.delivery.p50Ms)} / ${ms(run.delivery.p99Ms)} / ${ms(run.delivery.maxMs)}`,
+    `${formatNumber(run.delivery.received)} of ${formatNumber(run.delivery.expected)}`,
+    run.delivery.received === run.delivery.expected && run.delivery.p50Ms < 20 && run.delivery.p99Ms < 100
+      ? 'pass'
+      : 'MISS',
+  ]);
+  process.stdout.write(
+    `\n${drawTable([['Store', 'Receivers', 'Creates', 'API p50 / p99', 'Delivery p50 / p99 / max', 'Delivered', 'p50 < 20 ms, p99 < 100 ms'], ...rows])}\n`,
+  );
+  process.stdout.write(
+    `${rate} creates/s, durability ${durability}, ${SUBSCRIPTIONS} subscriptions to pet.created; ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; delivery latency from each 201's arrival to each answering receiver's request (median API p50 of runs: ${ms(median(runs.map((run) => run.api.p50Ms)))}).\n`,
+  );
+  if (values.json !== undefined) await writeFile(values.json, `${JSON.stringify({ runs }, null, 2)}\n`);
+  return runs.some((run) => run.failedCreates > 0) ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench:delivery: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = error instanceof TypeError ? 2 : 1;
+  },
+);

@@ -1,0 +1,172 @@
+// What events and webhooks cost, as bench:compare checks (README "Performance and the bench suite",
+// docs/performance.md "Events and webhooks"), each on fresh local services in child processes:
+//   create-before    creates/s of this build (an event recorded with each create, no subscription)
+//                    over creates/s of an earlier build without events (--before DIR)         ≥ 0.95
+//   create-webhooks  creates/s with 10 subscriptions to local receivers answering 200, over
+//                    creates/s with none                                                        ≥ 0.80
+// Both at durability always and 64 connections, alternating as every throughput check does.
+import { request } from 'undici';
+import { processCpuMs } from './admission-cost.js';
+import {
+  alternate,
+  type CompareLoad,
+  CREATE_CONNECTIONS,
+  medianRatio,
+  side,
+  type SideTotals,
+  wrkRounds,
+  wrkSummary,
+} from './compare-checks.js';
+import type { RequestSpec } from './load.js';
+import { type LocalService, type LocalServiceOptions, startLocalService } from './local-service.js';
+import { startReceivers } from './receivers.js';
+import { targetOf } from './run.js';
+import { SCENARIOS, type Target } from './scenarios.js';
+
+/** Subscriptions of the create-webhooks check, and of bench:delivery by default. */
+export const SUBSCRIPTIONS = 10;
+/** How long the deliveries left over after the rounds may take to arrive before the check gives up. */
+const DRAIN_LIMIT_MS = 60_000;
+
+/** Subscribes the target's key to pet.created at each URL (POST /webhooks). */
+export async function subscribe(target: Target, urls: readonly string[]): Promise<void> {
+  for (const url of urls) {
+    const response = await request(`${target.origin}${target.basePath}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.key ?? ''}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url, events: ['pet.created'] }),
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 201) throw new Error(`POST /webhooks answered ${response.statusCode}: ${text}`);
+  }
+}
+
+/** Pets the target holds (X-Total-Count of the listing): every create of the run, warm-ups included. */
+export async function petCount(target: Target): Promise<number> {
+  const response = await request(`${target.origin}${target.basePath}/pets?limit=1`, {
+    headers: { authorization: `Bearer ${target.key ?? ''}` },
+  });
+  await response.body.text();
+  return Number(response.headers['x-total-count']);
+}
+
+export interface CreatePairResult {
+  connections: number;
+  a: SideTotals;
+  b: SideTotals;
+  /** The median of the rounds' creates/s of a over b. */
+  ratio: number;
+  wrk?: { a: number; b: number; ratio: number };
+}
+
+/** create on service a against service b, alternately at 64 connections, wrk in the same rounds if asked. */
+async function compareCreates(a: LocalService, b: LocalService, load: CompareLoad): Promise<CreatePairResult> {
+  const aTarget = targetOf(a.apiUrl, a.key);
+  const bTarget = targetOf(b.apiUrl, b.key);
+  const aPrepared = await SCENARIOS.create.prepare(aTarget);
+  const bPrepared = await SCENARIOS.create.prepare(bTarget);
+  const wrk = wrkRounds(
+    { origin: aTarget.origin, spec: aPrepared.requests[0] as RequestSpec },
+    { origin: bTarget.origin, spec: bPrepared.requests[0] as RequestSpec },
+    CREATE_CONNECTIONS,
+  );
+  const connections = { connections: CREATE_CONNECTIONS };
+  const [aTotals, bTotals] = await alternate(
+    side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections),
+    side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections),
+    load,
+    load.crossCheck === true ? wrk.afterRound : undefined,
+  );
+  const result: CreatePairResult = {
+    connections: CREATE_CONNECTIONS,
+    a: aTotals,
+    b: bTotals,
+    ratio: medianRatio(aTotals.roundRequestsPerSecond, bTotals.roundRequestsPerSecond),
+  };
+  if (wrk.runsA.length > 0) {
+    const summary = wrkSummary(wrk.runsA, wrk.runsB);
+    result.wrk = { a: summary.a, b: summary.b, ratio: summary.ratio };
+  }
+  return result;
+}
+
+async function withServices<T>(
+  options: [LocalServiceOptions, LocalServiceOptions],
+  run: (a: LocalService, b: LocalService) => Promise<T>,
+): Promise<T> {
+  const a = await startLocalService(options[0]);
+  try {
+    const b = await startLocalService(options[1]);
+    try {
+      return await run(a, b);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await a.close();
+  }
+}
+
+/** create on this build (events recorded, no subscription) against the build at `beforeRoot`. */
+export function compareWithBuildBefore(load: CompareLoad, beforeRoot: string): Promise<CreatePairResult> {
+  load.log(`create-before: this build and the one at ${beforeRoot} alternately, durability always`);
+  return withServices(
+    [
+      { durability: 'always', pets: 0 },
+      { durability: 'always', pets: 0, root: beforeRoot },
+    ],
+    (now, before) => compareCreates(now, before, load),
+  );
+}
+
+export interface WebhooksResult extends CreatePairResult {
+  subscriptions: number;
+  /** Deliveries the receivers got during the rounds (warm-ups included), and how many were due by their end. */
+  deliveredByEnd: number;
+  dueByEnd: number;
+  /** How long the rest took to arrive after the rounds; undefined when they had not within DRAIN_LIMIT_MS. */
+  drainMs: number | undefined;
+  /** The receivers' CPU over the rounds, as a share of one core. */
+  receiverCoreShare: number;
+}
+
+/** create with SUBSCRIPTIONS subscriptions to receivers answering 200, against create with none. */
+export async function compareWithSubscriptions(load: CompareLoad): Promise<WebhooksResult> {
+  const receivers = await startReceivers({ count: SUBSCRIPTIONS, record: false });
+  try {
+    load.log(`create-webhooks: ${SUBSCRIPTIONS} subscriptions to receivers answering 200, against none`);
+    return await withServices(
+      [
+        { durability: 'always', pets: 0, webhookAllowPrivate: true },
+        { durability: 'always', pets: 0, webhookAllowPrivate: true },
+      ],
+      async (subscribed, plain) => {
+        const target = targetOf(subscribed.apiUrl, subscribed.key);
+        await subscribe(target, receivers.urls);
+        const cpuBefore = processCpuMs(receivers.pid) ?? 0;
+        const startedMs = performance.now();
+        const pair = await compareCreates(subscribed, plain, load);
+        const cpuMs = (processCpuMs(receivers.pid) ?? 0) - cpuBefore;
+        const elapsedMs = performance.now() - startedMs;
+        const dueByEnd = (await petCount(target)) * SUBSCRIPTIONS;
+        const deliveredByEnd = (await receivers.report()).received;
+        let delivered = deliveredByEnd;
+        const drainStartMs = performance.now();
+        while (delivered < dueByEnd && performance.now() - drainStartMs < DRAIN_LIMIT_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          delivered = (await receivers.report()).received;
+        }
+        return {
+          ...pair,
+          subscriptions: SUBSCRIPTIONS,
+          deliveredByEnd,
+          dueByEnd,
+          drainMs: delivered >= dueByEnd ? performance.now() - drainStartMs : undefined,
+          receiverCoreShare: cpuMs / elapsedMs,
+        };
+      },
+    );
+  } finally {
+    await receivers.close();
+  }
+}

@@ -1,0 +1,98 @@
+// Creates at a fixed arrival rate for bench:delivery: each POST /pets goes out at its intended time
+// (i / rate after the start) on keep-alive connections, whatever the answers before it did, and the
+// moment its 201 arrived is kept by pet id, on the monotonic clock the receivers stamp with.
+import { Agent, request } from 'node:http';
+import type { Target } from './scenarios.js';
+
+/** Milliseconds of the monotonic clock, comparable between the processes of one machine. */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+export interface PacedResult {
+  /** When the 201 of each measured pet arrived (monotonic ms), by pet id. */
+  answeredMs: Map<number, number>;
+  /** From each measured request's intended send time to its 201, ms. */
+  apiLatencyMs: number[];
+  /** Measured requests sent, and those not answered 201 (errors included). */
+  sent: number;
+  failed: number;
+  problems: string[];
+}
+
+const CONNECTIONS = 64;
+const BODY = JSON.stringify({ name: 'Bench pet', categoryId: 3, status: 'available' });
+
+/** Sends creates at `ratePerSecond` for warmupMs (not measured) and then durationMs; resolves once all are answered. */
+export function pacedCreates(
+  target: Target,
+  ratePerSecond: number,
+  warmupMs: number,
+  durationMs: number,
+): Promise<PacedResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const url = new URL(`${target.origin}${target.basePath}/pets`);
+  const headers = {
+    authorization: `Bearer ${target.key ?? ''}`,
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(BODY)),
+  };
+  const result: PacedResult = { answeredMs: new Map(), apiLatencyMs: [], sent: 0, failed: 0, problems: [] };
+  const intervalMs = 1000 / ratePerSecond;
+  const startMs = monotonicMs();
+  const measuredFromMs = startMs + warmupMs;
+  const endMs = measuredFromMs + durationMs;
+  let outstanding = 0;
+  let finished = false;
+  return new Promise((resolve) => {
+    const settle = (): void => {
+      if (finished && outstanding === 0) {
+        agent.destroy();
+        resolve(result);
+      }
+    };
+    const fail = (measured: boolean, problem: string): void => {
+      if (measured) result.failed++;
+      if (result.problems.length < 5) result.problems.push(problem);
+    };
+    const send = (intendedMs: number): void => {
+      const measured = intendedMs >= measuredFromMs;
+      if (measured) result.sent++;
+      outstanding++;
+      const req = request(url, { method: 'POST', headers, agent }, (response) => {
+        const answeredMs = monotonicMs();
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.once('end', () => {
+          outstanding--;
+          if (response.statusCode !== 201) fail(measured, `${response.statusCode}: ${text.slice(0, 100)}`);
+          else if (measured) {
+            result.answeredMs.set((JSON.parse(text) as { id: number }).id, answeredMs);
+            result.apiLatencyMs.push(answeredMs - intendedMs);
+          }
+          settle();
+        });
+      });
+      req.once('error', (error) => {
+        outstanding--;
+        fail(measured, error.message);
+        settle();
+      });
+      req.end(BODY);
+    };
+    let next = startMs;
+    const tick = (): void => {
+      const nowMs = monotonicMs();
+      while (next <= nowMs && next < endMs) {
+        send(next);
+        next += intervalMs;
+      }
+      if (next >= endMs) {
+        finished = true;
+        settle();
+        return;
+      }
+      setTimeout(tick, Math.max(0, next - monotonicMs()));
+    };
+    tick();
+  });
+}
