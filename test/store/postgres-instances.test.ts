@@ -95,6 +95,13 @@ test(
     );
     assert.equal(new Set(ids).size, ids.length);
 
+    // Any code point, U+0000 included, is kept exactly, whichever instance writes and reads it.
+    const odd = 'nul\u0000byte \u{1F436}';
+    const named = await send(urlA, 'POST', '/pets', { name: odd, categoryId: 1 });
+    assert.equal(named.status, 201);
+    const read = await send(urlB, 'GET', `/pets/${(named.json as { id: number }).id}`);
+    assert.equal((read.json as { name: string }).name, odd);
+
     // A cursor of one instance is good on the other, and the total is the same on both.
     const first = await send(urlA, 'GET', '/pets?limit=4');
     const next = first.headers['x-next'] as string;
