@@ -1,4 +1,4 @@
-// The measurements behind the performance targets (README "Performance and the bench suite"), each on
+// The measurements behind the performance targets (docs/performance.md), each on
 // fresh local services in child processes:
 // service / baseline throughput (list, get, ...), deep page against first page, create with fsync
 // always against never, and list latency at half of the peak rate. Runs being compared alternate

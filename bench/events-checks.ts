@@ -1,4 +1,4 @@
-// What events and webhooks cost, as bench:compare checks (README "Performance and the bench suite",
+// What events and webhooks cost, as bench:compare checks (docs/performance.md,
 // docs/performance.md "Events and webhooks"), each on fresh local services in child processes:
 //   create-before    creates/s of this build (an event recorded with each create, no subscription)
 //                    over creates/s of an earlier build without events (--before DIR)         ≥ 0.95

@@ -1,4 +1,4 @@
-// Soak and overload (README "Running it in public"), run by hand: `npm run bench:soak -- [--minutes 10] [--url URL --key KEY]`.
+// Soak and overload (docs/deployment.md), run by hand: `npm run bench:soak -- [--minutes 10] [--url URL --key KEY]`.
 //   1. peak: the list route as fast as 10 connections go, for a few seconds;
 //   2. soak: half of that peak, paced, minute by minute: errors, p99 and the service's resident memory;
 //   3. overload: twice the peak from 2,048 concurrent requests for a minute: the service must stay up

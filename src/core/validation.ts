@@ -1,6 +1,6 @@
 // Turns TypeBox's validation errors into the contract's answer: `400 invalid_body` (or another code) with a
 // message that names each field and its rule, and `details` with one `{path, message}` per fault. The
-// service layer calls these validators on the input it is given (README "Layout": where HTTP ends).
+// service layer calls these validators on the input it is given (docs/layout.md: where HTTP ends).
 import type { Static, TInteger, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ApiError, type ErrorCode, type ErrorDetail } from './errors.js';

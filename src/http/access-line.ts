@@ -1,4 +1,4 @@
-// The last step of every request: its access line (README "Running it in public": request id, method,
+// The last step of every request: its access line (docs/deployment.md: request id, method,
 // path without the query, status, duration, key id) and what metrics are told. With neither, the
 // clock is not even read.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// The errors the storage layer throws, each one something a caller can match on (README "Storage and durability").
+// The errors the storage layer throws, each one something a caller can match on (docs/storage.md).
 // StorageUnavailableError becomes `503 unavailable`; the other two stop start-up.
 
 /** A write could not be made durable (disk full, I/O error) or the journal refuses writes; answer 503. */

@@ -1,6 +1,6 @@
 // Replay: a pure function of the log's bytes. It returns every intact record's payload in file order,
 // the byte length they span, and the torn tail after them, if any. Only the last line may be torn
-// (README "Storage and durability": it is what a crash mid-flush leaves); damage on any earlier line is CorruptLogError.
+// (docs/storage.md: it is what a crash mid-flush leaves); damage on any earlier line is CorruptLogError.
 
 import { CorruptLogError } from './errors.js';
 import { NEWLINE, parseRecord } from './log-format.js';

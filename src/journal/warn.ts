@@ -1,4 +1,4 @@
-// Where storage warnings go unless the caller says otherwise: one line on stderr each (README "Storage and durability").
+// Where storage warnings go unless the caller says otherwise: one line on stderr each (docs/storage.md).
 
 /** Writes `message` as one line on stderr. */
 export function defaultWarn(message: string): void {

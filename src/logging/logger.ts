@@ -28,7 +28,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Receives each line, newline included. */
   write?: (line: string) => void;
-  /** Receives the warn and error lines instead of `write` (the CLI: stderr, as README "Storage and durability" asks). */
+  /** Receives the warn and error lines instead of `write` (the CLI: stderr, as docs/storage.md asks). */
   writeProblem?: (line: string) => void;
   /** Human-readable lines (for a terminal) instead of JSON. */
   pretty?: boolean;

@@ -1,4 +1,4 @@
-// README "Storage and durability" with real processes: the service is SIGKILLed while 100+ creates are in flight, once
+// docs/storage.md with real processes: the service is SIGKILLed while 100+ creates are in flight, once
 // under each durability; after a restart every create that was answered 201 is there, with its id and
 // body, and ids go on.
 import assert from 'node:assert/strict';
