@@ -44,6 +44,8 @@ export interface DeliveryWorkerParts {
 const USER_AGENT = 'animal-store-webhooks/1';
 /** Attempts in flight at once by default: enough for many receivers, few enough for one process's sockets. */
 const DEFAULT_MAX_IN_FLIGHT = 64;
+/** Outcomes that may wait to be written, per sending slot, before the worker stops taking deliveries. */
+const RECORDING_PER_SLOT = 4;
 /** A lease outlives the attempt's own timeout by this much, so a slow but live attempt keeps its delivery. */
 const LEASE_MARGIN_MS = 30_000;
 /** The longest the worker sleeps without looking: a safety net for a notice lost with a database connection. */
@@ -58,9 +60,20 @@ export class DeliveryWorker {
   readonly #parts: DeliveryWorkerParts;
   readonly #random: () => number;
   readonly #maxInFlight: number;
-  /** Subscription id → attempts in flight to it from this worker. */
+  /**
+   * Subscription id → attempts in flight to it from this worker, plus the whole per-subscription
+   * allowance while an outcome that disables it is being recorded (no attempt starts after a 410).
+   */
   readonly #held = new Map<string, number>();
+  /** Attempts sending now. */
   readonly #inFlight = new Set<Promise<void>>();
+  /**
+   * Outcomes waiting to be written, and the write under way. A delivery stays leased until its outcome
+   * is applied, so the sending slot is let go as soon as the answer is in; the outcomes that arrive
+   * while one batch is written are written together next (one journal write or one statement).
+   */
+  #outcomes: AttemptResult[] = [];
+  #recording: Promise<void> | undefined;
   #running = false;
   #again = false;
   #stopped = true;
@@ -85,9 +98,9 @@ export class DeliveryWorker {
     this.poke();
   }
 
-  /** Attempts in flight now. */
+  /** Attempts in flight now: sending, or their outcome being recorded. */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#inFlight.size + this.#outcomes.length;
   }
 
   /** Looks for due deliveries soon (a change may have made some due). */
@@ -116,10 +129,14 @@ export class DeliveryWorker {
     this.#unwatch?.();
     clearTimeout(this.#timer);
     clearInterval(this.#purgeTimer);
-    if (this.#inFlight.size === 0) return;
+    if (this.#inFlight.size === 0 && this.#recording === undefined) return;
     let timer: NodeJS.Timeout | undefined;
+    const drained = async (): Promise<void> => {
+      await Promise.allSettled([...this.#inFlight]);
+      while (this.#recording !== undefined) await this.#recording;
+    };
     await Promise.race([
-      Promise.allSettled([...this.#inFlight]),
+      drained(),
       new Promise((done) => {
         timer = setTimeout(done, drainMs);
       }),
@@ -133,7 +150,9 @@ export class DeliveryWorker {
     try {
       for (;;) {
         this.#again = false;
-        const free = this.#maxInFlight - this.#inFlight.size;
+        // Outcomes waiting to be written hold memory and leases: past a bound, wait for the journal.
+        const free =
+          this.#outcomes.length >= this.#maxInFlight * RECORDING_PER_SLOT ? 0 : this.#maxInFlight - this.#inFlight.size;
         if (free <= 0) return;
         const due = await store.claimDue(
           clock.now(),
@@ -167,26 +186,79 @@ export class DeliveryWorker {
 
   #start(delivery: DueDelivery): void {
     const { subscriptionId } = delivery;
-    this.#held.set(subscriptionId, (this.#held.get(subscriptionId) ?? 0) + 1);
+    this.#hold(subscriptionId, 1);
     const attempt = this.#attempt(delivery)
+      .then((result) => {
+        if (result === undefined) return;
+        // An outcome that disables the subscription keeps every slot of it until it is recorded.
+        if (result.disableReason !== undefined)
+          this.#hold(subscriptionId, this.#parts.settings.maxInFlightPerSubscription);
+        this.#record(result);
+      })
       .catch(() => {
-        // Recording failed (the store is away): the lease ends and the delivery is attempted again.
+        // Dropping failed (the store is away): the lease ends and the delivery is attempted again.
       })
       .finally(() => {
-        const held = (this.#held.get(subscriptionId) ?? 1) - 1;
-        if (held === 0) this.#held.delete(subscriptionId);
-        else this.#held.set(subscriptionId, held);
+        this.#hold(subscriptionId, -1);
         this.#inFlight.delete(attempt);
         this.poke();
       });
     this.#inFlight.add(attempt);
   }
 
-  async #attempt(delivery: DueDelivery): Promise<void> {
-    const { store, sender, clock, observer } = this.#parts;
+  #hold(subscriptionId: string, change: number): void {
+    const held = (this.#held.get(subscriptionId) ?? 0) + change;
+    if (held <= 0) this.#held.delete(subscriptionId);
+    else this.#held.set(subscriptionId, held);
+  }
+
+  #record(result: AttemptResult): void {
+    this.#outcomes.push(result);
+    this.#recording ??= this.#writeOutcomes().finally(() => {
+      this.#recording = undefined;
+      this.poke();
+    });
+  }
+
+  /** Writes the outcomes queued, batch after batch, until none is left. */
+  async #writeOutcomes(): Promise<void> {
+    const { store, observer, settings } = this.#parts;
+    while (this.#outcomes.length > 0) {
+      const batch = this.#outcomes;
+      this.#outcomes = [];
+      try {
+        await store.finishAttempts(batch);
+      } catch {
+        // Recording failed (the store is away): the leases end and the deliveries are attempted again.
+        continue;
+      } finally {
+        for (const result of batch) {
+          if (result.disableReason !== undefined)
+            this.#hold(result.subscriptionId, -settings.maxInFlightPerSubscription);
+        }
+        this.poke();
+      }
+      for (const result of batch) {
+        if (result.disableReason !== undefined) observer?.disabled(result.subscriptionId, result.disableReason);
+        observer?.attempted(
+          result.delivered
+            ? 'delivered'
+            : result.disableReason !== undefined
+              ? 'disabled'
+              : result.nextAttemptAtMs === null
+                ? 'failed'
+                : 'retrying',
+        );
+      }
+    }
+  }
+
+  /** Sends one attempt and decides what follows; undefined when the delivery was dropped unsent. */
+  async #attempt(delivery: DueDelivery): Promise<AttemptResult | undefined> {
+    const { store, sender, clock } = this.#parts;
     if (!this.#parts.isKeyActive(delivery.ownerKeyId)) {
       await store.dropDelivery(delivery.deliveryId);
-      return;
+      return undefined;
     }
     const attemptedAtMs = clock.now();
     const body = delivery.event.json;
@@ -196,18 +268,7 @@ export class DeliveryWorker {
       ...signatureHeaders(delivery.secrets, delivery.event.id, Math.floor(attemptedAtMs / 1000), body),
     };
     const outcome = await sender.send({ url: delivery.url, headers, body });
-    const result = this.#decide(delivery, attemptedAtMs, outcome);
-    await store.finishAttempt(result);
-    if (result.disableReason !== undefined) observer?.disabled(delivery.subscriptionId, result.disableReason);
-    observer?.attempted(
-      result.delivered
-        ? 'delivered'
-        : result.disableReason !== undefined
-          ? 'disabled'
-          : result.nextAttemptAtMs === null
-            ? 'failed'
-            : 'retrying',
-    );
+    return this.#decide(delivery, attemptedAtMs, outcome);
   }
 
   /** What an attempt's outcome means: done, retried when, or the subscription disabled, and the record of it. */

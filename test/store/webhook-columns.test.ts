@@ -59,10 +59,83 @@ test('a delivery queue finds deliveries by event, replaces a redelivered one, an
   assert.equal(queue.dropBefore(1900), 50);
   assert.equal(queue.oldestEventSeq(), 1900);
   assert.equal(queue.dueMs(), 950);
-  const [slot] = queue.due(950, 10);
-  queue.lease(slot as number, 10_000);
+  assert.deepEqual(
+    queue.claim(950, 10, 10_000).map((slot) => queue.eventSeqAt(slot)),
+    [1900],
+  );
   assert.equal(queue.dueMs(), 951);
-  assert.equal(queue.due(10_000, 100).length, 51);
+  assert.equal(queue.claim(9_999, 100, 20_000).length, 50, 'a leased delivery is not claimed again');
+  assert.equal(queue.dueMs(), 10_000, 'then its lease ends first');
+  assert.deepEqual(
+    queue.claim(10_000, 100, 30_000).map((slot) => queue.eventSeqAt(slot)),
+    [1900],
+    'a lease that ended without an outcome is claimed again',
+  );
+});
+
+/** The rules of DeliveryQueue.claim and dueMs, by walking every delivery: what the queue must agree with. */
+class WalkingQueue {
+  readonly pending = new Map<number, { nextAt: number; attempts: number }>();
+  readonly leases = new Map<number, number>();
+
+  dueMs(): number | undefined {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [seq, { nextAt }] of this.pending) earliest = Math.min(earliest, this.leases.get(seq) ?? nextAt);
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest;
+  }
+
+  claim(nowMs: number, max: number, untilMs: number): number[] {
+    const claimed: number[] = [];
+    for (const [seq, leaseMs] of this.leases) if (leaseMs <= nowMs && claimed.length < max) claimed.push(seq);
+    const due = [...this.pending]
+      .filter(([seq, { nextAt }]) => !this.leases.has(seq) && nextAt <= nowMs)
+      .sort(([seq, one], [other, two]) => one.nextAt - two.nextAt || seq - other)
+      .map(([seq]) => seq);
+    claimed.push(...due.slice(0, Math.max(0, max - claimed.length)));
+    for (const seq of claimed) this.leases.set(seq, untilMs);
+    return claimed;
+  }
+}
+
+test('a delivery queue claims as a walk over every delivery would, through adds, retries, ends and leases', () => {
+  // A small deterministic generator, so a failure can be replayed.
+  let state = 12345;
+  const random = (below: number): number => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % below;
+  };
+  const queue = new DeliveryQueue();
+  const model = new WalkingQueue();
+  let nowMs = 1000;
+  let generation = 1;
+  for (let step = 0; step < 20_000; step++) {
+    const seq = 1 + random(400);
+    const action = random(10);
+    if (action < 4) {
+      const nextAt = nowMs + random(50) - 10;
+      queue.add(seq, nextAt, 0, generation++);
+      model.pending.set(seq, { nextAt, attempts: 0 });
+      model.leases.delete(seq);
+    } else if (action < 6 && model.pending.has(seq)) {
+      const nextAt = nowMs + random(80);
+      queue.reschedule(queue.find(seq), nextAt);
+      model.pending.set(seq, { nextAt, attempts: 1 });
+      model.leases.delete(seq);
+    } else if (action < 7 && model.pending.has(seq)) {
+      queue.remove(queue.find(seq));
+      model.pending.delete(seq);
+      model.leases.delete(seq);
+    } else if (action < 9) {
+      const max = random(6);
+      const untilMs = nowMs + 30 + random(30);
+      const claimed = queue.claim(nowMs, max, untilMs).map((slot) => queue.eventSeqAt(slot));
+      assert.deepEqual(claimed, model.claim(nowMs, max, untilMs), `claim at step ${step}`);
+    } else {
+      nowMs += random(20);
+    }
+    assert.equal(queue.dueMs(), model.dueMs(), `dueMs at step ${step}`);
+    assert.equal(queue.size, model.pending.size);
+  }
 });
 
 test('delivered events are bits from the oldest kept, and forgetting clears the ones before', () => {

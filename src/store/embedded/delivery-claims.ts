@@ -63,11 +63,14 @@ export function claimDue(state: WebhookState, letters: string, request: ClaimReq
     const secrets = subscription.secrets
       .filter(({ expiresAtMs }) => expiresAtMs === null || expiresAtMs > nowMs)
       .map(({ secret }) => secret);
-    for (const slot of queue.due(nowMs, quota)) {
+    const forgotten: number[] = [];
+    for (const slot of queue.claim(nowMs, quota, nowMs + leaseMs)) {
       const eventSeq = queue.eventSeqAt(slot);
       const event = state.events.get(eventSeq);
-      if (event === undefined) continue;
-      queue.lease(slot, nowMs + leaseMs);
+      if (event === undefined) {
+        forgotten.push(eventSeq);
+        continue;
+      }
       claimed.push({
         deliveryId: `${queue.generationAt(slot)}.${eventSeq}.${subscription.id}`,
         event: storedEvent(letters, event),
@@ -79,6 +82,8 @@ export function claimDue(state: WebhookState, letters: string, request: ClaimReq
         failingSinceMs: subscription.failingSinceMs,
       });
     }
+    // A delivery whose event is past retention has nothing left to send (replay drops it too).
+    for (const eventSeq of forgotten) queue.remove(queue.find(eventSeq));
   }
   return claimed;
 }

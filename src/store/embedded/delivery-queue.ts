@@ -1,11 +1,14 @@
 // The pending deliveries of one subscription, as columns: the event's position (ascending), the time
 // of the next attempt, the attempts made and a generation that tells a delivery from a later one of the
-// same event (a redelivery). About 22 bytes a delivery, no object each: a receiver that is down for a
-// day keeps a hundred thousand of them in a few megabytes. A subscription has at most one pending
-// delivery of an event, found by binary search on the position. A delivery that ends is marked dead
-// and its slot reclaimed in bulk, so that a backlog drains in linear time. Leases (deliveries a worker
-// holds) are few, so they live in a Map beside the columns; they are never written to the journal: a
-// process that dies lets go of its leases with it.
+// same event (a redelivery). About 22 bytes a delivery in the columns and 16 in the order they fall due
+// (a heap, due-heap.ts), no object each: a receiver that is down for a day keeps a hundred thousand of
+// them in a few megabytes. A subscription has at most one pending delivery of an event, found by binary
+// search on the position. A delivery that ends is marked dead and its slot reclaimed in bulk, so that a
+// backlog drains in linear time. Claiming what is due costs the deliveries claimed (and the stale heap
+// entries passed), never a walk over the backlog, so a queue that fell behind catches up at the speed
+// of one that did not. Leases (deliveries a worker holds) are few, so they live in a Map beside the
+// columns; they are never written to the journal: a process that dies lets go of its leases with it.
+import { DueHeap } from './due-heap.js';
 import { withRoom } from './typed-columns.js';
 
 /** The generation of a dead slot; live deliveries have generations from 1. */
@@ -30,10 +33,10 @@ export class DeliveryQueue {
   #generations = new Uint32Array(4);
   #length = 0;
   #live = 0;
-  /** generation → the end of its lease (ms). */
+  /** Event position → the end of the lease on its delivery (ms): claimed, not yet due again. */
   readonly #leases = new Map<number, number>();
-  /** The earliest time a delivery falls due or its lease ends; null when it must be computed again. */
-  #dueMs: number | undefined | null = undefined;
+  /** (next attempt, event position) of every unleased delivery, and stale entries of changed ones. */
+  readonly #due = new DueHeap();
 
   /** Pending deliveries. */
   get size(): number {
@@ -57,7 +60,7 @@ export class DeliveryQueue {
     let slot = this.#slotFrom(eventSeq);
     if (slot < this.#length && this.#events[slot] === eventSeq) {
       if (this.#generations[slot] === DEAD) this.#live++;
-      else this.#leases.delete(this.#generations[slot] as number);
+      else this.#leases.delete(eventSeq);
     } else {
       this.#insertAt(slot, eventSeq);
       this.#live++;
@@ -66,7 +69,7 @@ export class DeliveryQueue {
     this.#nextAt[slot] = nextAttemptAtMs;
     this.#attempts[slot] = Math.min(attemptsMade, MAX_ATTEMPTS);
     this.#generations[slot] = generation;
-    this.#dueMs = null;
+    this.#pushDue(nextAttemptAtMs, eventSeq);
   }
 
   eventSeqAt(slot: number): number {
@@ -83,10 +86,11 @@ export class DeliveryQueue {
 
   /** After an attempt that failed: one attempt more, the next at `nextAttemptAtMs`, the lease ended. */
   reschedule(slot: number, nextAttemptAtMs: number): void {
-    this.#leases.delete(this.#generations[slot] as number);
+    const eventSeq = this.#events[slot] as number;
+    this.#leases.delete(eventSeq);
     this.#nextAt[slot] = nextAttemptAtMs;
     this.#attempts[slot] = Math.min((this.#attempts[slot] as number) + 1, MAX_ATTEMPTS);
-    this.#dueMs = null;
+    this.#pushDue(nextAttemptAtMs, eventSeq);
   }
 
   /** Ends the delivery in `slot`. */
@@ -110,31 +114,39 @@ export class DeliveryQueue {
     this.#length = 0;
     this.#live = 0;
     this.#leases.clear();
-    this.#dueMs = undefined;
+    this.#due.clear();
     return dropped;
-  }
-
-  /** Holds the delivery in `slot` for a worker until `untilMs`. */
-  lease(slot: number, untilMs: number): void {
-    this.#leases.set(this.#generations[slot] as number, untilMs);
-    this.#dueMs = null;
   }
 
   /** The earliest time a delivery falls due or its lease ends; undefined when none is pending. */
   dueMs(): number | undefined {
-    if (this.#dueMs !== null) return this.#dueMs;
-    let earliest = Number.POSITIVE_INFINITY;
-    for (let slot = 0; slot < this.#length; slot++) earliest = Math.min(earliest, this.#slotDueMs(slot));
-    this.#dueMs = earliest === Number.POSITIVE_INFINITY ? undefined : earliest;
-    return this.#dueMs;
+    this.#dropStaleDue();
+    let earliest = this.#due.size > 0 ? this.#due.topTime : Number.POSITIVE_INFINITY;
+    for (const untilMs of this.#leases.values()) if (untilMs < earliest) earliest = untilMs;
+    return earliest === Number.POSITIVE_INFINITY ? undefined : earliest;
   }
 
-  /** Up to `max` slots due at `nowMs` and not leased, oldest event first. */
-  due(nowMs: number, max: number): number[] {
+  /**
+   * Leases until `leaseUntilMs`, and returns the slots of, up to `max` deliveries due at `nowMs`: those
+   * whose lease ended without an outcome first, then the earliest due, oldest event first. The slots
+   * are valid until the queue next changes.
+   */
+  claim(nowMs: number, max: number, leaseUntilMs: number): number[] {
     const slots: number[] = [];
-    if (max <= 0 || (this.dueMs() ?? Number.POSITIVE_INFINITY) > nowMs) return slots;
-    for (let slot = 0; slot < this.#length && slots.length < max; slot++) {
-      if (this.#slotDueMs(slot) <= nowMs) slots.push(slot);
+    if (max <= 0) return slots;
+    for (const [eventSeq, untilMs] of this.#leases) {
+      if (slots.length >= max) return slots;
+      if (untilMs > nowMs) continue;
+      slots.push(this.#slotFrom(eventSeq));
+      this.#leases.set(eventSeq, leaseUntilMs);
+    }
+    while (slots.length < max) {
+      this.#dropStaleDue();
+      if (this.#due.size === 0 || this.#due.topTime > nowMs) break;
+      const eventSeq = this.#due.topSeq;
+      this.#due.pop();
+      slots.push(this.#slotFrom(eventSeq));
+      this.#leases.set(eventSeq, leaseUntilMs);
     }
     return slots;
   }
@@ -157,13 +169,31 @@ export class DeliveryQueue {
     }
   }
 
-  /** When the delivery in `slot` can be claimed: its next attempt, or the end of its lease if later. */
-  #slotDueMs(slot: number): number {
-    const generation = this.#generations[slot] as number;
-    if (generation === DEAD) return Number.POSITIVE_INFINITY;
-    const nextAt = this.#nextAt[slot] as number;
-    if (this.#leases.size === 0) return nextAt;
-    return Math.max(nextAt, this.#leases.get(generation) ?? nextAt);
+  #pushDue(nextAttemptAtMs: number, eventSeq: number): void {
+    this.#due.push(nextAttemptAtMs, eventSeq);
+    // Entries of ended or rescheduled deliveries wait in the heap until they surface; rebuild it
+    // before they outnumber the live ones, so that its size stays in proportion to the queue.
+    if (this.#due.size > 2 * this.#live + COMPACT_MIN_DEAD) this.#rebuildDue();
+  }
+
+  /** Whether the heap's top entry no longer stands for an unleased delivery due at its time. */
+  #topIsStale(): boolean {
+    const eventSeq = this.#due.topSeq;
+    const slot = this.find(eventSeq);
+    return slot === -1 || this.#nextAt[slot] !== this.#due.topTime || this.#leases.has(eventSeq);
+  }
+
+  #dropStaleDue(): void {
+    while (this.#due.size > 0 && this.#topIsStale()) this.#due.pop();
+  }
+
+  #rebuildDue(): void {
+    this.#due.clear();
+    for (let slot = 0; slot < this.#length; slot++) {
+      const eventSeq = this.#events[slot] as number;
+      if (this.#generations[slot] !== DEAD && !this.#leases.has(eventSeq))
+        this.#due.push(this.#nextAt[slot] as number, eventSeq);
+    }
   }
 
   /** The first slot whose event is at or after `eventSeq`. */
@@ -198,12 +228,10 @@ export class DeliveryQueue {
   }
 
   #kill(slot: number): void {
-    const generation = this.#generations[slot] as number;
-    if (generation === DEAD) return;
-    this.#leases.delete(generation);
+    if (this.#generations[slot] === DEAD) return;
+    this.#leases.delete(this.#events[slot] as number);
     this.#generations[slot] = DEAD;
     this.#live--;
-    this.#dueMs = null;
   }
 
   #compactIfWorthIt(): void {

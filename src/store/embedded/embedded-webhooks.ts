@@ -202,27 +202,46 @@ export class EmbeddedWebhooks implements WebhookStore {
     return claimDue(this.#state.webhooks, this.#letters, { nowMs, max, leaseMs, perSubscription, held });
   }
 
-  async finishAttempt(result: AttemptResult): Promise<void> {
-    const { generation, eventSeq, subscriptionId } = parseDeliveryId(result.deliveryId);
-    return this.#subscriptionLocks.run(subscriptionId, async () => {
+  finishAttempt(result: AttemptResult): Promise<void> {
+    return this.finishAttempts([result]);
+  }
+
+  /**
+   * Under the lock of every subscription concerned (taken in one order, as redeliver does), so that
+   * whether each attempt was made on the delivery pending now cannot change before it is applied; the
+   * records are committed together and share the journal's next write.
+   */
+  async finishAttempts(results: readonly AttemptResult[]): Promise<void> {
+    const parsed = results.map((result) => ({ result, ...parseDeliveryId(result.deliveryId) }));
+    const ids = [...new Set(parsed.map(({ subscriptionId }) => subscriptionId))].sort();
+    const record = (): Promise<unknown> => {
       const { subscriptions } = this.#state.webhooks;
-      const entry = subscriptions.get(subscriptionId);
-      // Deleted meanwhile: its attempts went with it.
-      if (entry === undefined) return;
-      await this.#state.commit({
-        op: 'attempt',
-        seq: this.#state.webhooks.takeAttemptSeq(),
-        subscriptionId,
-        eventSeq,
-        id: result.attempt.id,
-        json: result.attempt.json,
-        current: entry.queue.findGeneration(eventSeq, generation) !== -1,
-        nextAttemptAtMs: result.nextAttemptAtMs === null ? null : wholeMs(result.nextAttemptAtMs),
-        delivered: result.delivered,
-        failingSinceMs: result.failingSinceMs === null ? null : wholeMs(result.failingSinceMs),
-        ...(result.disableReason !== undefined && { disableReason: result.disableReason }),
-      });
-    });
+      const commits: Promise<void>[] = [];
+      for (const { result, generation, eventSeq, subscriptionId } of parsed) {
+        const entry = subscriptions.get(subscriptionId);
+        // Deleted meanwhile: its attempts went with it.
+        if (entry === undefined) continue;
+        commits.push(
+          this.#state.commit({
+            op: 'attempt',
+            seq: this.#state.webhooks.takeAttemptSeq(),
+            subscriptionId,
+            eventSeq,
+            id: result.attempt.id,
+            json: result.attempt.json,
+            current: entry.queue.findGeneration(eventSeq, generation) !== -1,
+            nextAttemptAtMs: result.nextAttemptAtMs === null ? null : wholeMs(result.nextAttemptAtMs),
+            delivered: result.delivered,
+            failingSinceMs: result.failingSinceMs === null ? null : wholeMs(result.failingSinceMs),
+            ...(result.disableReason !== undefined && { disableReason: result.disableReason }),
+          }),
+        );
+      }
+      return Promise.all(commits);
+    };
+    const locked = (index: number): Promise<unknown> =>
+      index < ids.length ? this.#subscriptionLocks.run(ids[index] as string, () => locked(index + 1)) : record();
+    await locked(0);
   }
 
   async dropDelivery(deliveryId: string): Promise<void> {

@@ -9,7 +9,7 @@ import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookSt
 import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
 import { type EventRow, eventOf } from './webhook-rows.js';
-import { PURGE_BATCH, finishAttemptStatement, named, statement } from './webhook-statements.js';
+import { FINISH_ATTEMPTS, PURGE_BATCH, finishAttemptStatement, named, statement } from './webhook-statements.js';
 
 /** What a claimed delivery's row holds: the delivery, its event and its subscription. */
 interface ClaimRow extends EventRow {
@@ -27,7 +27,7 @@ const deliveryKey = (id: string): string | null => (/^[1-9][0-9]{0,17}$/.test(id
 /** The part of the WebhookStore that a delivery worker uses. */
 export type DeliveryQueue = Pick<
   WebhookStore,
-  'claimDue' | 'finishAttempt' | 'dropDelivery' | 'nextDueMs' | 'watch' | 'purge' | 'stats'
+  'claimDue' | 'finishAttempt' | 'finishAttempts' | 'dropDelivery' | 'nextDueMs' | 'watch' | 'purge' | 'stats'
 >;
 
 /** The deliveries table as the queue of every instance's worker. */
@@ -73,11 +73,49 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   async finishAttempt(result: AttemptResult): Promise<void> {
     const kind = result.disableReason !== undefined ? 'disable' : result.nextAttemptAtMs === null ? 'end' : 'retry';
+    const values = this.#attemptValues(result);
+    if (kind === 'retry') values.push(result.nextAttemptAtMs);
+    if (kind === 'disable') values.push(result.disableReason);
+    await this.#database.query(named(`finish_${kind}`, finishAttemptStatement(kind), values));
+    if (kind === 'disable') this.#channel.announce();
+  }
+
+  /**
+   * In the order given: each run of attempts that retry or end their delivery is one statement (one
+   * round trip and one commit, however many), each that disables its subscription one of its own.
+   */
+  async finishAttempts(results: readonly AttemptResult[]): Promise<void> {
+    let run: AttemptResult[] = [];
+    const flushRun = async (): Promise<void> => {
+      const taken = run;
+      run = [];
+      if (taken.length === 1) await this.finishAttempt(taken[0] as AttemptResult);
+      if (taken.length <= 1) return;
+      const rows = taken.map((result) => this.#attemptValues(result));
+      const column = (index: number): unknown[] => rows.map((row) => row[index]);
+      const nextAttempts = taken.map((result) => result.nextAttemptAtMs);
+      await this.#database.query(
+        named('finish_many', FINISH_ATTEMPTS, [...[0, 1, 2, 3, 4, 5, 6, 7].map(column), nextAttempts]),
+      );
+    };
+    for (const result of results) {
+      if (result.disableReason === undefined) {
+        run.push(result);
+        continue;
+      }
+      await flushRun();
+      await this.finishAttempt(result);
+    }
+    await flushRun();
+  }
+
+  /** $1 to $8 of the attempt statements. */
+  #attemptValues(result: AttemptResult): unknown[] {
     const { eventId: attemptedEventId, attemptedAt } = JSON.parse(result.attempt.json) as {
       eventId: string;
       attemptedAt: string | null;
     };
-    const values: unknown[] = [
+    return [
       deliveryKey(result.deliveryId),
       result.subscriptionId,
       result.failingSinceMs,
@@ -88,10 +126,6 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
       result.delivered,
       result.attempt.json,
     ];
-    if (kind === 'retry') values.push(result.nextAttemptAtMs);
-    if (kind === 'disable') values.push(result.disableReason);
-    await this.#database.query(named(`finish_${kind}`, finishAttemptStatement(kind), values));
-    if (kind === 'disable') this.#channel.announce();
   }
 
   async dropDelivery(deliveryId: string): Promise<void> {

@@ -238,3 +238,42 @@ export const named = (name: string, text: string, values: unknown[]): QueryConfi
 
 /** A statement of SQL, named. */
 export const statement = (key: keyof typeof SQL, values: unknown[]): QueryConfig => named(key, SQL[key], values);
+
+/**
+ * Records attempts that each move their delivery on (retried, or ended: delivered or given up), many
+ * in one statement and one commit, as finishAttemptStatement does one by one: arrays $1 deliveries,
+ * $2 subscriptions, $3 failing since, $4 attempt ids, $5 event positions, $6 times, $7 delivered,
+ * $8 JSON, $9 next attempt times (null: ended), in the order they happened. A subscription's failing
+ * time is the last of the batch, as it would be after the attempts one by one; its newest attempts
+ * beyond ATTEMPTS_KEPT are trimmed as by the single statement (the batch's own rows count next time).
+ */
+export const FINISH_ATTEMPTS = `
+  WITH batch AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],
+                         $7::boolean[], $8::text[], $9::bigint[])
+      WITH ORDINALITY AS b (delivery_id, webhook_id, failing_since_ms, attempt_id, event_seq, at_ms,
+                            delivered, json, next_ms, ord)
+  ),
+  last AS (SELECT DISTINCT ON (webhook_id) webhook_id, failing_since_ms FROM batch ORDER BY webhook_id, ord DESC),
+  hook AS (
+    UPDATE webhooks AS w SET failing_since_ms = last.failing_since_ms FROM last
+     WHERE w.id = last.webhook_id AND w.failing_since_ms IS DISTINCT FROM last.failing_since_ms
+  ),
+  recorded AS (
+    INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
+    SELECT b.attempt_id, b.webhook_id, coalesce(d.event_seq, b.event_seq), b.at_ms, b.delivered, b.json
+      FROM batch AS b JOIN webhooks AS w ON w.id = b.webhook_id LEFT JOIN deliveries AS d ON d.id = b.delivery_id
+     ORDER BY b.ord
+  ),
+  trimmed AS (
+    DELETE FROM attempts AS a USING last
+     WHERE a.webhook_id = last.webhook_id
+       AND a.seq <= (SELECT seq FROM attempts AS k WHERE k.webhook_id = last.webhook_id
+                      ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
+  ),
+  retried AS (
+    UPDATE deliveries AS d SET attempts_made = attempts_made + 1, next_attempt_at_ms = b.next_ms, lease_until_ms = 0
+      FROM batch AS b WHERE d.id = b.delivery_id AND b.next_ms IS NOT NULL
+  ),
+  ended AS (DELETE FROM deliveries AS d USING batch AS b WHERE d.id = b.delivery_id AND b.next_ms IS NULL)
+  SELECT 1`;

@@ -191,6 +191,47 @@ export function deliveryTests(open: OpenStore): void {
       );
     }));
 
+  test('finishAttempts records a batch as one by one: retries, ends, a disable among them, and the last failing time', () =>
+    withStore(open, async ({ store }) => {
+      const one = await subscribe(store, 'key_a', ['pet.created']);
+      const two = await subscribe(store, 'key_b', ['pet.created']);
+      const atMs = recentMs();
+      for (let index = 0; index < 3; index++) await createPet(store, atMs);
+      const claimed = await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map());
+      assert.equal(claimed.length, 6);
+      const of = (id: string) => claimed.filter((delivery) => delivery.subscriptionId === id);
+      const [a1, a2, a3] = of(one.id);
+      const [b1, b2, b3] = of(two.id);
+      assert.ok(a1 && a2 && a3 && b1 && b2 && b3);
+      await store.webhooks.finishAttempts([
+        attemptResult(a1, atMs, { status: 500, nextAttemptAtMs: atMs + 5000 }),
+        attemptResult(b1, atMs, { status: 204 }),
+        attemptResult(a2, atMs + 1, { status: 200 }),
+        attemptResult(b2, atMs + 2, { status: 500, nextAttemptAtMs: null }),
+        attemptResult(a3, atMs + 3, { status: 503, nextAttemptAtMs: atMs + 6000 }),
+        attemptResult(b3, atMs + 4, { status: 410, disableReason: 'the endpoint answered 410 Gone' }),
+      ]);
+      const first = await store.webhooks.getSubscription(one.id);
+      assert.equal(first?.status, 'enabled');
+      // The failing time the subscription's last attempt of the batch carried.
+      assert.equal(first?.failingSinceMs, atMs + 3);
+      assert.equal((await store.webhooks.getSubscription(two.id))?.status, 'disabled');
+      const attempts = await store.webhooks.pageAttempts(one.id, undefined, 10);
+      assert.deepEqual(
+        attempts.items.map((attempt) => JSON.parse(attempt.json).status),
+        [503, 200, 500],
+        'newest first, in the order of the batch',
+      );
+      assert.equal((await store.webhooks.pageAttempts(two.id, undefined, 10)).total, 3);
+      assert.equal(await store.webhooks.nextDueMs(), atMs + 5000);
+      const again = await claimAll(store, atMs + 6000);
+      assert.deepEqual(
+        again.map((delivery) => delivery.attemptsMade),
+        [1, 1],
+      );
+      assert.deepEqual(again.map((delivery) => delivery.event.id).sort(), [a1.event.id, a3.event.id].sort());
+    }));
+
   test('dropDelivery lets a delivery go without an attempt', () =>
     withStore(open, async ({ store }) => {
       const subscription = await subscribe(store, 'key_a', ['pet.created']);
