@@ -18,7 +18,7 @@ export const MAX_ANSWER_READ_BYTES = 64 * 1024;
 export const ANSWER_TEXT_BYTES = 1024;
 
 /** Connections kept per receiver origin: enough for a few attempts in flight, not a flood. */
-const CONNECTIONS_PER_ORIGIN = 4;
+const CONNECTIONS_PER_ORIGIN = 8;
 /** An idle connection is kept this long unless the receiver's Keep-Alive says less. */
 const KEEP_ALIVE_MS = 4_000;
 /** The longest a receiver's `Keep-Alive: timeout=` may keep an idle connection. */

@@ -43,7 +43,7 @@ export interface DeliveryWorkerParts {
 /** The `User-Agent` of every delivery. */
 const USER_AGENT = 'animal-store-webhooks/1';
 /** Attempts in flight at once by default: enough for many receivers, few enough for one process's sockets. */
-const DEFAULT_MAX_IN_FLIGHT = 64;
+const DEFAULT_MAX_IN_FLIGHT = 128;
 /** Outcomes that may wait to be written, per sending slot, before the worker stops taking deliveries. */
 const RECORDING_PER_SLOT = 4;
 /** A lease outlives the attempt's own timeout by this much, so a slow but live attempt keeps its delivery. */

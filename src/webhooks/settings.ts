@@ -34,5 +34,5 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   eventRetentionMs: 30 * DAY_MS,
   allowPrivate: false,
   maxPerKey: 20,
-  maxInFlightPerSubscription: 4,
+  maxInFlightPerSubscription: 8,
 };

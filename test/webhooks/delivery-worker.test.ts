@@ -293,3 +293,61 @@ test('a stop waits for the attempts in flight, but no longer than its bound', as
     await close();
   }
 });
+
+test(
+  "the next attempt does not wait for the last one's outcome to be written, but none starts while a 410 is",
+  { timeout: 10_000 },
+  async () => {
+    const { store, clock, sender, subscribe, createPet, close } = await rig();
+    // Outcomes are written only when the test opens the gate.
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const writes: number[] = [];
+    const gated = new Proxy(store.webhooks, {
+      get(target, property) {
+        if (property === 'finishAttempts')
+          return async (results: Parameters<typeof target.finishAttempts>[0]) => {
+            writes.push(results.length);
+            await gate;
+            await target.finishAttempts(results);
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const worker = new DeliveryWorker({
+      store: gated,
+      sender,
+      clock,
+      settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 1 },
+      isKeyActive: () => true,
+    });
+    try {
+      const id = await subscribe();
+      for (let index = 0; index < 3; index++) await createPet();
+      worker.start();
+      await sender.until(1);
+      sender.calls[0]?.answer({ status: 200 });
+      await sender.until(2);
+      assert.deepEqual(writes, [1], 'the second attempt started while the first outcome was being written');
+      sender.calls[1]?.answer({ status: 410 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      worker.poke();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(sender.calls.length, 2, 'no attempt starts while the 410 waits to be written');
+      openGate();
+      for (let turn = 0; turn < 100 && (await store.webhooks.getSubscription(id))?.status !== 'disabled'; turn++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await store.webhooks.getSubscription(id))?.status, 'disabled');
+      assert.deepEqual(writes, [1, 1], 'the 410 was written after the first batch');
+      worker.poke();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(sender.calls.length, 2);
+    } finally {
+      await worker.stop(0);
+      await close();
+    }
+  },
+);
