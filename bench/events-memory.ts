@@ -98,7 +98,8 @@ function withSubscription(count: number, status: 'enabled' | 'disabled'): Embedd
   for (let id = 1; id <= count; id++) state.apply({ op: 'pet', atMs: START_MS + id, eventSeq: id, pet: petOf(id) });
   const queue = state.webhooks.subscriptions.get(subscription.id)?.queue;
   if (queue?.size !== (status === 'enabled' ? count : 0)) throw new Error('the deliveries are not as expected');
-  // The receiver is down: every delivery was attempted once and waits for its retry.
+  // The receiver is down: every delivery was claimed, attempted once, and waits for its retry.
+  queue.claim(START_MS + count, count, START_MS + count + 40_000);
   for (let seq = 1; seq <= queue.size; seq++) queue.reschedule(queue.find(seq), START_MS + 5000 + seq);
   return state;
 }

@@ -173,7 +173,7 @@ export class DeliveryQueue {
     this.#due.push(nextAttemptAtMs, eventSeq);
     // Entries of ended or rescheduled deliveries wait in the heap until they surface; rebuild it
     // before they outnumber the live ones, so that its size stays in proportion to the queue.
-    if (this.#due.size > 2 * this.#live + COMPACT_MIN_DEAD) this.#rebuildDue();
+    if (this.#due.size > this.#live + (this.#live >> 1) + COMPACT_MIN_DEAD) this.#rebuildDue();
   }
 
   /** Whether the heap's top entry no longer stands for an unleased delivery due at its time. */
