@@ -299,8 +299,8 @@ export function wrkSummary(a: number[], b: number[]): { a: number; b: number; ra
  * both ratios then see the same drift, which a separate alternation afterwards would not.
  */
 export function wrkRounds(
-  a: { origin: string; spec: RequestSpec },
-  b: { origin: string; spec: RequestSpec },
+  a: { origin: string; spec: RequestSpec; alone?: <T>(run: () => T) => T },
+  b: { origin: string; spec: RequestSpec; alone?: <T>(run: () => T) => T },
   connections: number,
 ): { runsA: number[]; runsB: number[]; afterRound: (roundMs: number, aRanFirst: boolean) => void } {
   const cpus = wrkCpus();
@@ -308,8 +308,10 @@ export function wrkRounds(
   const runsB: number[] = [];
   const afterRound = (roundMs: number, aRanFirst: boolean): void => {
     const seconds = Math.max(1, Math.round(roundMs / 1000));
-    const run = (side: { origin: string; spec: RequestSpec }): number =>
-      wrkRequestsPerSecond(side.origin, side.spec, connections, seconds, cpus);
+    const run = (side: { origin: string; spec: RequestSpec; alone?: <T>(run: () => T) => T }): number => {
+      const measure = (): number => wrkRequestsPerSecond(side.origin, side.spec, connections, seconds, cpus);
+      return side.alone === undefined ? measure() : side.alone(measure);
+    };
     // The mirror of the bench's order in this round: a, b, b, a, or the reverse.
     if (aRanFirst) {
       runsB.push(run(b));

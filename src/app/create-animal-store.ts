@@ -80,6 +80,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     clock,
     settings: webhookSettings,
     isKeyActive: (id) => keys.ring.isActive(id),
+    apiLoad: { busiest: () => handler.busiest() },
     observer: {
       attempted: (outcome) => metrics?.webhookAttempted(outcome),
       disabled: (id, reason) => {
@@ -94,9 +95,6 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     settings.metricsPort === undefined
       ? undefined
       : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight(), journal);
-
-  // Started once the metrics it reports to exist.
-  if (settings.webhookDelivery) deliveries.start();
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -116,6 +114,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     ),
     observe: metrics?.observer,
   });
+  // Started once the metrics it reports to and the requests it gives way to exist.
+  if (settings.webhookDelivery) deliveries.start();
   const listeners = new Listeners(settings, handler);
   let metricsServer: Server | undefined;
   const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {

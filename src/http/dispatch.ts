@@ -75,6 +75,8 @@ export interface DispatchContext {
 /** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
 export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) & {
   inFlight(): number;
+  /** The most API requests in flight at once since the last call (then starts again from those in flight now). */
+  busiest(): number;
   /**
    * The server's `checkContinue` listener: a request with Expect: 100-continue whose `100 Continue` the
    * dispatcher sends itself, once it wants the body. Mounted elsewhere without it, Node sends the 100 at once.
@@ -104,6 +106,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   });
   const idempotencyKeys = new IdempotencyKeys(context.arrive, logError);
   let inFlight = 0;
+  let busiest = 0;
 
   // What the service's own backends answer at once (the in-memory limiter, store and key ring) is used
   // at once: only a promise is awaited, so that a request served from memory takes no turn of the
@@ -122,7 +125,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     let arrival: Arrival | undefined;
     let admitted = false;
     let operation = 'unrouted';
-    inFlight++;
+    if (++inFlight > busiest) busiest = inFlight;
     try {
       const match = routing.find(method, path, headers);
       if (match.kind === 'found') operation = match.route.operationId;
@@ -195,6 +198,11 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   };
   return Object.assign(listener, {
     inFlight: () => inFlight,
+    busiest: () => {
+      const most = busiest;
+      busiest = inFlight;
+      return most;
+    },
     checkContinue: (req: IncomingMessage, res: ServerResponse): void => {
       awaitContinue(req);
       listener(req, res);

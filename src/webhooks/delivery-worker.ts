@@ -38,7 +38,29 @@ export interface DeliveryWorkerParts {
   observer?: DeliveryObserver;
   /** The most attempts in flight at once, over every subscription. */
   maxInFlight?: number;
+  /** The API's load, which deliveries give way to (see ApiLoad); none by default. */
+  apiLoad?: ApiLoad;
 }
+
+/**
+ * The load of this instance's API, which deliveries give way to: while BUSY_REQUESTS or more API
+ * requests have been in flight at once within the last look, at most SLOTS_WHILE_BUSY attempts are
+ * sending. In a saturated process every connection with work gets its turn of the event loop, so the
+ * deliveries' share shrinks to about their slots against the API's connections; the API keeps most of
+ * the process, and deliveries fall behind, durably, and catch up at full speed once the burst has
+ * passed. Those slots still carry a steady stream, so a merely slow machine does not stall them.
+ */
+export interface ApiLoad {
+  /** The most requests in flight at once since the last call. */
+  busiest(): number;
+}
+
+/** Requests in flight, at their peak, from which the API counts as busy. */
+const BUSY_REQUESTS = 16;
+/** Attempts sending at once while the API is busy. */
+const SLOTS_WHILE_BUSY = 16;
+/** How often the worker looks at the API's load (it decides far more often). */
+const LOOK_EVERY_MS = 100;
 
 /** The `User-Agent` of every delivery. */
 const USER_AGENT = 'animal-store-webhooks/1';
@@ -74,6 +96,9 @@ export class DeliveryWorker {
    */
   #outcomes: AttemptResult[] = [];
   #recording: Promise<void> | undefined;
+  /** Whether the API counted as busy at the last look, and when to look again. */
+  #apiBusy = false;
+  #lookAgainMs = Number.NEGATIVE_INFINITY;
   #running = false;
   #again = false;
   #stopped = true;
@@ -152,7 +177,9 @@ export class DeliveryWorker {
         this.#again = false;
         // Outcomes waiting to be written hold memory and leases: past a bound, wait for the journal.
         const free =
-          this.#outcomes.length >= this.#maxInFlight * RECORDING_PER_SLOT ? 0 : this.#maxInFlight - this.#inFlight.size;
+          this.#outcomes.length >= this.#maxInFlight * RECORDING_PER_SLOT
+            ? 0
+            : this.#sendingSlots() - this.#inFlight.size;
         if (free <= 0) return;
         const due = await store.claimDue(
           clock.now(),
@@ -169,6 +196,18 @@ export class DeliveryWorker {
       // The store is away (PostgreSQL down): try again after a while; readiness reports the store itself.
       this.#sleep(MAX_SLEEP_MS / 6);
     }
+  }
+
+  /** Attempts that may be sending now: every slot, or while the API is busy, SLOTS_WHILE_BUSY of them. */
+  #sendingSlots(): number {
+    const load = this.#parts.apiLoad;
+    if (load === undefined) return this.#maxInFlight;
+    const nowMs = this.#parts.clock.now();
+    if (nowMs >= this.#lookAgainMs) {
+      this.#apiBusy = load.busiest() >= BUSY_REQUESTS;
+      this.#lookAgainMs = nowMs + LOOK_EVERY_MS;
+    }
+    return this.#apiBusy ? Math.min(SLOTS_WHILE_BUSY, this.#maxInFlight) : this.#maxInFlight;
   }
 
   async #sleepUntilDue(): Promise<void> {

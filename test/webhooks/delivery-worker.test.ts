@@ -351,3 +351,37 @@ test(
     }
   },
 );
+
+test('while the API is busy, deliveries keep to a few sending slots, and take them all again once it is not', async () => {
+  const { store, clock, sender, subscribe, close } = await rig();
+  let busiest = 40;
+  const worker = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
+    isKeyActive: () => true,
+    apiLoad: { busiest: () => busiest },
+  });
+  try {
+    await subscribe();
+    for (let index = 0; index < 60; index++)
+      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    worker.start();
+    await sender.until(16);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sender.calls.length, 16, 'sixteen sending while the API had 40 requests in flight');
+    busiest = 3;
+    worker.poke();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sender.calls.length, 16, 'the load is looked at again only after a while');
+    clock.advance(100);
+    worker.poke();
+    await sender.until(60);
+    assert.equal(sender.calls.length, 60);
+    for (const call of sender.calls) call.answer({ status: 200 });
+  } finally {
+    await worker.stop(0);
+    await close();
+  }
+});
