@@ -95,6 +95,7 @@ export class DeliveryWorker {
    * while one batch is written are written together next (one journal write or one statement).
    */
   #outcomes: AttemptResult[] = [];
+  #writing = 0;
   #recording: Promise<void> | undefined;
   /** Whether the API counted as busy at the last look, and when to look again. */
   #apiBusy = false;
@@ -125,7 +126,7 @@ export class DeliveryWorker {
 
   /** Attempts in flight now: sending, or their outcome being recorded. */
   get inFlight(): number {
-    return this.#inFlight.size + this.#outcomes.length;
+    return this.#inFlight.size + this.#outcomes.length + this.#writing;
   }
 
   /** Looks for due deliveries soon (a change may have made some due). */
@@ -265,12 +266,14 @@ export class DeliveryWorker {
     while (this.#outcomes.length > 0) {
       const batch = this.#outcomes;
       this.#outcomes = [];
+      this.#writing = batch.length;
       try {
         await store.finishAttempts(batch);
       } catch {
         // Recording failed (the store is away): the leases end and the deliveries are attempted again.
         continue;
       } finally {
+        this.#writing = 0;
         for (const result of batch) {
           if (result.disableReason !== undefined)
             this.#hold(result.subscriptionId, -settings.maxInFlightPerSubscription);

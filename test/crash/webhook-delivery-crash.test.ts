@@ -14,6 +14,11 @@ import { startReceiver } from '../webhooks/receiver.js';
 
 const KEY = 'crash-key-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+/**
+ * Retries soon at first, then every 2 s for three minutes: no delivery runs out of retries before the
+ * kill however slowly the creates come, and after the restart each is attempted again within 2 s.
+ */
+const RETRY_WAITS_MS = [...Array<number>(10).fill(50), ...Array<number>(90).fill(2000)].join(',');
 /** Creates acknowledged before the kill. */
 const CREATES = 150;
 
@@ -27,7 +32,7 @@ function serve(dataDir: string): Child {
       dataDir,
       '--webhook-allow-private',
       '--webhook-retry-ms',
-      '50,50,50,50,50,50,50,50,50,50',
+      RETRY_WAITS_MS,
       '--log-level',
       'warn',
     ],

@@ -1,5 +1,6 @@
-// Rate limits shared through Redis by two real service processes, hit alternately: a free key gets
-// exactly 60 requests a minute between them, the 31st refusal within 60 s starts one ban that both
+// Rate limits shared through Redis by two real service processes, hit alternately: a key of 60 a
+// minute gets exactly 60 requests between them (its day is 60 too, so that no token comes back while a
+// busy machine sends them: a minute bucket refills one a second), the 31st refusal within 60 s starts one ban that both
 // honour, and the headers agree whichever instance answers. The ban lives in Redis, so it outlasts a
 // restart of every instance. Then Redis itself goes away, under `closed` and under `open`.
 import assert from 'node:assert/strict';
@@ -19,6 +20,8 @@ import {
 } from '../helpers/redis.js';
 
 const KEY = 'redis-shared-free-key-0123456789';
+/** 60 a minute, and 60 a day: the day bucket gives back one token in 24 minutes, not one a second. */
+const SIXTY_A_MINUTE_AND_A_DAY = 'enterprise:60:60';
 const skip = await redisSkipReason();
 const agent = new Agent();
 const children: Child[] = [];
@@ -49,7 +52,7 @@ async function serve(redisUrl: string, prefix: string, extra: string[] = []): Pr
       'warn',
       ...extra,
     ],
-    { ANIMAL_STORE_KEYS: `${KEY}:free` },
+    { ANIMAL_STORE_KEYS: `${KEY}:${SIXTY_A_MINUTE_AND_A_DAY}` },
   );
   children.push(child);
   return { child, url: await waitForListening(child) };
@@ -156,7 +159,7 @@ test(
   { timeout: 30_000 },
   async () => {
     const child = runCli(['serve', '--port', '0', '--redis-url', 'redis://:secret-password@127.0.0.1:1'], {
-      ANIMAL_STORE_KEYS: `${KEY}:free`,
+      ANIMAL_STORE_KEYS: `${KEY}:${SIXTY_A_MINUTE_AND_A_DAY}`,
     });
     children.push(child);
     assert.equal(await child.exited, 1);
