@@ -243,6 +243,7 @@ async function listenClusterMetrics(port: number, host: string): Promise<string>
   const metrics = new ClusterMetrics({
     workers: () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
   });
+  cluster.on('message', (worker, message: unknown) => metrics.heard(worker.id, message));
   cluster.on('exit', (worker) => metrics.retire(worker.id));
   try {
     return (await listenMetrics(metrics, port, host)).url;

@@ -13,7 +13,9 @@
 // is killed.
 //
 // A worker that does not answer in time fails the scrape (503, naming it) rather than being left out:
-// a sum without it would also go down for one scrape and back up at the next, two false resets.
+// a sum without it would also go down for one scrape and back up at the next, two false resets. A
+// worker still starting is not asked: it says when it answers scrapes, before it takes any request,
+// so until then it has counted nothing.
 import { AggregatorRegistry, Registry } from 'prom-client';
 import { MetricsUnavailableError } from './metrics-listener.js';
 import type { MetricJson } from './request-tally.js';
@@ -26,6 +28,11 @@ export const WORKER_ANSWER_TIMEOUT_MS = 5000;
 interface ScrapeRequest {
   animalStore: 'scrape';
   id: number;
+}
+
+/** A worker tells its primary that it answers scrapes from now on (it has counted nothing before). */
+interface ScrapeReady {
+  animalStore: 'scrape-ready';
 }
 
 /** A worker's answer: its metrics, or why it has none. */
@@ -60,7 +67,7 @@ export interface PrimaryChannel {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
   send?: (
-    message: ScrapeAnswer,
+    message: ScrapeAnswer | ScrapeReady,
     sendHandle: undefined,
     options: undefined,
     done: (error: Error | null) => void,
@@ -69,7 +76,7 @@ export interface PrimaryChannel {
 
 /** In a worker: answers the primary's scrapes with `metrics`. Returns what stops answering. */
 export function answerPrimaryScrapes(metrics: Pick<ServiceMetrics, 'json'>, channel: PrimaryChannel): () => void {
-  const send = (answer: ScrapeAnswer): void => {
+  const send = (answer: ScrapeAnswer | ScrapeReady): void => {
     // A primary that is gone needs no answer; the worker is about to be stopped with it.
     channel.send?.(answer, undefined, undefined, () => {});
   };
@@ -82,6 +89,7 @@ export function answerPrimaryScrapes(metrics: Pick<ServiceMetrics, 'json'>, chan
     );
   };
   channel.on('message', listener);
+  send({ animalStore: 'scrape-ready' });
   return () => channel.off('message', listener);
 }
 
@@ -136,6 +144,8 @@ export class ClusterMetrics {
   readonly #last = new Map<number, MetricJson[]>();
   /** Ids of workers that exited: an answer arriving from one late is not kept. */
   readonly #gone = new Set<number>();
+  /** Ids of workers that said they answer scrapes. */
+  readonly #ready = new Set<number>();
   /** What exited workers counted, summed. */
   #retired: MetricJson[] = [];
   #nextId = 0;
@@ -145,9 +155,16 @@ export class ClusterMetrics {
     this.#timeoutMs = options.timeoutMs ?? WORKER_ANSWER_TIMEOUT_MS;
   }
 
+  /** A message from worker `workerId` (node:cluster's `message` event): notes one that answers scrapes. */
+  heard(workerId: number, message: unknown): void {
+    if ((message as Partial<ScrapeReady> | null)?.animalStore === 'scrape-ready' && !this.#gone.has(workerId))
+      this.#ready.add(workerId);
+  }
+
   /** A worker exited: what it counted until its last answer stays in the sums. */
   retire(workerId: number): void {
     this.#gone.add(workerId);
+    this.#ready.delete(workerId);
     const last = this.#last.get(workerId);
     if (last === undefined) return;
     this.#last.delete(workerId);
@@ -157,7 +174,7 @@ export class ClusterMetrics {
   /** One scrape: every connected worker's metrics, combined; a MetricsUnavailableError when one does not answer. */
   async text(): Promise<string> {
     const id = this.#nextId++;
-    const asked = [...this.#workers()].filter((worker) => worker.isConnected());
+    const asked = [...this.#workers()].filter((worker) => this.#ready.has(worker.id) && worker.isConnected());
     const answers = await Promise.allSettled(asked.map((worker) => this.#ask(worker, id)));
     const failures: string[] = [];
     const lists: MetricJson[][] = [];

@@ -11,7 +11,11 @@ import { answerPrimaryScrapes, ClusterMetrics, type ScrapedWorker } from '../../
 import { MetricsUnavailableError } from '../../src/metrics/metrics-listener.js';
 import type { MetricJson } from '../../src/metrics/request-tally.js';
 
-/** A worker of the test: answers scrapes with `metrics()` as a real one does, or stays silent. */
+/**
+ * A worker of the test: answers the scrapes of `primary` with `metrics()` as a real one does (its
+ * messages reach `primary.heard` as node:cluster's `message` event does), or, `starting`, does not
+ * answer scrapes yet.
+ */
 class StandInWorker extends EventEmitter implements ScrapedWorker {
   readonly process: { pid: number };
   /** The worker's side of the channel: what the primary sends arrives here. */
@@ -20,18 +24,20 @@ class StandInWorker extends EventEmitter implements ScrapedWorker {
 
   constructor(
     readonly id: number,
+    primary: ClusterMetrics,
     metrics: () => Promise<MetricJson[]>,
-    silent = false,
+    starting = false,
   ) {
     super();
     this.process = { pid: 1000 + id };
-    if (silent) return;
+    if (starting) return;
     answerPrimaryScrapes(
       { json: metrics },
       {
         on: (event, listener) => this.inbox.on(event, listener),
         off: (event, listener) => this.inbox.off(event, listener),
         send: (message, _handle, _options, done) => {
+          primary.heard(this.id, message);
           setImmediate(() => this.emit('message', message));
           done(null);
           return true;
@@ -53,6 +59,11 @@ class StandInWorker extends EventEmitter implements ScrapedWorker {
   }
 }
 
+/** A primary's ClusterMetrics over the stand-ins in `workers` (changed as the test goes). */
+function primaryOf(workers: { list: StandInWorker[] }, timeoutMs?: number): ClusterMetrics {
+  return new ClusterMetrics({ workers: () => workers.list, ...(timeoutMs !== undefined && { timeoutMs }) });
+}
+
 const counter = (value: number): MetricJson => ({
   name: 'requests_total',
   help: 'Requests.',
@@ -72,12 +83,14 @@ function read(text: string): Map<string, number> {
   return new Map(parsePrometheusTextFormat(text).map((family) => [family.name, Number(family.metrics[0]?.value)]));
 }
 
-test('counters are summed, each gauge combined as its aggregator says', async () => {
-  const workers = [
-    new StandInWorker(1, async () => [counter(5), gauge('in_flight', 'sum', 2), gauge('pets', 'max', 7)]),
-    new StandInWorker(2, async () => [counter(3), gauge('in_flight', 'sum', 1), gauge('pets', 'max', 7)]),
+test('counters are summed, each gauge combined as its aggregator says; a worker still starting is not asked', async () => {
+  const workers = { list: [] as StandInWorker[] };
+  const metrics = primaryOf(workers);
+  workers.list = [
+    new StandInWorker(1, metrics, async () => [counter(5), gauge('in_flight', 'sum', 2), gauge('pets', 'max', 7)]),
+    new StandInWorker(2, metrics, async () => [counter(3), gauge('in_flight', 'sum', 1), gauge('pets', 'max', 7)]),
+    new StandInWorker(3, metrics, () => new Promise(() => {}), true),
   ];
-  const metrics = new ClusterMetrics({ workers: () => workers });
   const values = read(await metrics.text());
   assert.equal(values.get('requests_total'), 8);
   assert.equal(values.get('in_flight'), 3);
@@ -85,28 +98,30 @@ test('counters are summed, each gauge combined as its aggregator says', async ()
 });
 
 test('a worker that does not answer in time fails the scrape, naming it; one that cannot collect does too', async () => {
-  const answering = new StandInWorker(1, async () => [counter(5)]);
-  const silent = new StandInWorker(2, async () => [], true);
-  const metrics = new ClusterMetrics({ workers: () => [answering, silent], timeoutMs: 50 });
+  const workers = { list: [] as StandInWorker[] };
+  const metrics = primaryOf(workers, 50);
+  const answering = new StandInWorker(1, metrics, async () => [counter(5)]);
+  workers.list = [answering, new StandInWorker(2, metrics, () => new Promise(() => {}))];
   await assert.rejects(metrics.text(), (error: unknown) => {
     assert.ok(error instanceof MetricsUnavailableError);
     assert.match(error.message, /^worker pid 1002 did not answer within 50 ms; no partial sums are served$/);
     return true;
   });
-  const failing = new StandInWorker(3, () => Promise.reject(new Error('the store cannot be reached')));
-  await assert.rejects(
-    new ClusterMetrics({ workers: () => [answering, failing] }).text(),
-    /worker pid 1003 could not collect its metrics: the store cannot be reached/,
-  );
+  workers.list = [
+    answering,
+    new StandInWorker(3, metrics, () => Promise.reject(new Error('the store cannot be reached'))),
+  ];
+  await assert.rejects(metrics.text(), /worker pid 1003 could not collect its metrics: the store cannot be reached/);
 });
 
 test('a worker that exits leaves its counts in the sums: no counter goes down', async () => {
   let first = 5;
   let second = 3;
-  const one = new StandInWorker(1, async () => [counter(first), gauge('in_flight', 'sum', 1)]);
-  const two = new StandInWorker(2, async () => [counter(second), gauge('in_flight', 'sum', 1)]);
-  let workers: StandInWorker[] = [one, two];
-  const metrics = new ClusterMetrics({ workers: () => workers });
+  const workers = { list: [] as StandInWorker[] };
+  const metrics = primaryOf(workers);
+  const one = new StandInWorker(1, metrics, async () => [counter(first), gauge('in_flight', 'sum', 1)]);
+  const two = new StandInWorker(2, metrics, async () => [counter(second), gauge('in_flight', 'sum', 1)]);
+  workers.list = [one, two];
   assert.equal(read(await metrics.text()).get('requests_total'), 8);
 
   // Stopping: no longer connected, not yet exited. Its last counts still count; its gauges do not.
@@ -119,19 +134,19 @@ test('a worker that exits leaves its counts in the sums: no counter goes down', 
 
   // Exited and replaced: the replacement starts from 0 and adds to what the dead worker counted.
   metrics.retire(one.id);
-  const three = new StandInWorker(3, async () => [counter(2)]);
-  workers = [two, three];
+  const three = new StandInWorker(3, metrics, async () => [counter(2)]);
+  workers.list = [two, three];
   values = read(await metrics.text());
   assert.equal(values.get('requests_total'), 5 + 4 + 2);
 
   // A worker that exits while a scrape waits for the others: its last counts are kept, once.
   let gate: Promise<void> = Promise.resolve();
-  const slow = new StandInWorker(4, async () => [counter(2)]);
-  const gated = new StandInWorker(5, async () => {
+  const slow = new StandInWorker(4, metrics, async () => [counter(2)]);
+  const gated = new StandInWorker(5, metrics, async () => {
     await gate;
     return [counter(1)];
   });
-  workers = [three, slow, gated];
+  workers.list = [three, slow, gated];
   assert.equal(read(await metrics.text()).get('requests_total'), 5 + 4 + 2 + 2 + 1);
   let open = (): void => {};
   gate = new Promise((resolve) => (open = resolve));
