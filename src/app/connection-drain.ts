@@ -15,7 +15,7 @@
 //
 // What remains is the race HTTP/1.1 leaves open: a request sent on a connection at the moment it is
 // closed as idle, after the port has closed. A client may retry such a request elsewhere if it is
-// idempotent or carries an Idempotency-Key (docs/storage.md, "Graceful stop", says what clients see).
+// idempotent or carries an Idempotency-Key (docs/storage.md, "What clients see during a stop").
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 

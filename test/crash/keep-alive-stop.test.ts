@@ -2,7 +2,7 @@
 // while the service stops. Every request the service began is answered and its answer arrives; every
 // answer to a request sent once the stop began says `Connection: close` (a 503 `unavailable`); and a
 // request fails at the socket only if it was sent after the port had closed. The outcomes are counted
-// (test diagnostics); what clients see is worded in docs/storage.md ("Graceful stop").
+// (test diagnostics); what clients see is worded in docs/storage.md ("What clients see during a stop").
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
