@@ -1,10 +1,13 @@
-// A graceful stop under keep-alive load: clients on kept-alive connections send requests in a loop
-// while the service stops. Every request the service began is answered and its answer arrives; every
+// A graceful stop, connection by connection: an answer being prepared when the stop begins says
+// `Connection: close`, a kept-alive idle connection is answered 503 rather than cut while the port is
+// open, and one that has received part of a request is not closed as idle. Then under keep-alive
+// load: clients on kept-alive connections send requests in a loop while the service stops. Every request the service began is answered and its answer arrives; every
 // answer to a request sent once the stop began says `Connection: close` (a 503 `unavailable`); and a
 // request fails at the socket only if it was sent after the port had closed. The outcomes are counted
 // (test diagnostics); what clients see is worded in docs/storage.md ("What clients see during a stop").
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { Agent, request } from 'undici';
 import { createAnimalStore } from '../../src/app/create-animal-store.js';
@@ -115,3 +118,65 @@ test(
     await assert.rejects(request(`http://127.0.0.1:${port}/healthz`), { code: 'ECONNREFUSED' });
   },
 );
+
+/** A raw connection: what it has received, and whether the service has closed it. */
+function rawConnection(port: number): { socket: Socket; received(): string; closed: Promise<unknown> } {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  return { socket, received: () => text, closed: once(socket, 'close') };
+}
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!done()) {
+    if (Date.now() > deadline) assert.fail(`${what} did not happen`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+test('each connection at a stop: told to close in its next answer, never cut while a request is arriving', async () => {
+  const app = await createAnimalStore({
+    keys: [{ key: KEY, plan: 'enterprise', perMinute: 100_000_000, perDay: 1_000_000_000 }],
+    logLevel: 'silent',
+  });
+  const { server } = await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (server.address() as AddressInfo).port;
+  const auth = `Authorization: Bearer ${KEY}\r\nHost: 127.0.0.1\r\n`;
+  const body = '{"name":"Rex","categoryId":1}';
+
+  // In flight: a create whose body has not all arrived, so its answer is being prepared at the stop.
+  const inFlight = rawConnection(port);
+  inFlight.socket.write(
+    `POST /v1/pets HTTP/1.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+  );
+  // Kept alive and idle: one answer received, the connection left open.
+  const idle = rawConnection(port);
+  idle.socket.write(`GET /healthz HTTP/1.1\r\n${auth}\r\n`);
+  await until('the first answer on the idle connection', () => /\r\n\r\n\{"status":"ok"\}/.test(idle.received()));
+  assert.match(idle.received(), /connection: keep-alive/i);
+  // Half a request: its head has begun to arrive.
+  const arriving = rawConnection(port);
+  arriving.socket.write('GET /v1/pets HTTP/1.1\r\n');
+  await until('the in-flight request to be counted', () => app.inFlight() === 1);
+
+  const closing = app.close();
+  // The port stays open while the create is in flight: the idle connection's next request gets a 503.
+  idle.socket.write(`GET /v1/pets HTTP/1.1\r\n${auth}\r\n`);
+  await idle.closed;
+  assert.match(idle.received(), /HTTP\/1\.1 503 Service Unavailable\r\n[^]*connection: close/i);
+  inFlight.socket.write(body.slice(5));
+  await inFlight.closed;
+  assert.match(inFlight.received(), /^HTTP\/1\.1 201 Created\r\n/, 'the create is answered as it would have been');
+  assert.match(inFlight.received(), /\r\nconnection: close\r\n/i, 'and told the connection closes');
+  // The port has closed; the half-sent request still gets its answer once the rest of it arrives.
+  await until('the port to close', () => !server.listening);
+  // Longer than a connection told nothing may stay idle: had it been taken for idle, it would be closed.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(arriving.socket.readyState, 'open', 'a connection receiving a request is not closed as idle');
+  arriving.socket.write(auth + '\r\n');
+  await arriving.closed;
+  assert.match(arriving.received(), /^HTTP\/1\.1 503 Service Unavailable\r\n[^]*connection: close/i);
+  await closing;
+});
