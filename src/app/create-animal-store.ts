@@ -4,12 +4,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type Settings, webhookSettingsOf } from '../config/settings.js';
 import { loadKeys } from '../keys/service-keys.js';
+import type { PrimaryChannel } from '../metrics/cluster-metrics.js';
 import { createService } from '../service/service.js';
 import { createDeliveryTransport } from '../webhooks/delivery-transport.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createHttpHandler } from './http-handler.js';
 import { type Listening, Listeners } from './listener.js';
-import { openLimiter, openStore } from './open-backends.js';
+import { type OpenedStore, openLimiter, openStore } from './open-backends.js';
 import { type AnimalStoreOptions, resolveOptions } from './options.js';
 import { readinessCheck } from './readiness.js';
 
@@ -40,15 +41,40 @@ export interface AnimalStore {
 /** The longest a graceful stop waits for webhook attempts in flight. */
 const DELIVERY_DRAIN_MS = 10_000;
 
+/** What only `animal-store serve` asks of the composition root, beyond the options of the library. */
+export interface ServeHooks {
+  /**
+   * This process is a worker of `--workers`: its metrics are answered to the primary, which owns the
+   * metrics port and sums every worker's (src/metrics/cluster-metrics.ts), rather than on a port.
+   */
+  metricsToPrimary?: PrimaryChannel;
+}
+
 /** Builds the service: opens (and locks) its store, opens its limiter, and wires the listener. */
-export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
+export function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
+  return openAnimalStore(options, {});
+}
+
+/** createAnimalStore, with what only the command line asks (ServeHooks). */
+export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeHooks): Promise<AnimalStore> {
   const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
-  const warn = (line: string): void => logger.warn(line);
-  const { store, journal } = await openStore(settings, clock, warn);
-  let keys: Awaited<ReturnType<typeof loadKeys>>;
-  let limiter: Awaited<ReturnType<typeof openLimiter>> | undefined;
+  const warn = (line: string, fields?: Record<string, unknown>): void => logger.warn(line, fields);
+  // A server this start needs (Redis) is reached before the store is opened, so that a start refused
+  // because it cannot be reached leaves no data directory behind. The in-memory limiter is opened after
+  // the store: it reads its state from the data directory, once the store holds the directory's lock.
+  const remoteLimiter = settings.redisUrl === undefined ? undefined : await openLimiter(settings, clock, limits, warn);
+  let openedStore: OpenedStore;
   try {
-    const opened = await openLimiter(settings, clock, limits, warn);
+    openedStore = await openStore(settings, clock, warn);
+  } catch (error) {
+    await remoteLimiter?.close().catch(() => {});
+    throw error;
+  }
+  const { store, journal } = openedStore;
+  let keys: Awaited<ReturnType<typeof loadKeys>>;
+  let limiter: Awaited<ReturnType<typeof openLimiter>> | undefined = remoteLimiter;
+  try {
+    const opened = remoteLimiter ?? (await openLimiter(settings, clock, limits, warn));
     limiter = opened;
     // A revoked key's buckets and ban are forgotten whenever the keys are read again.
     const forgetKey = (id: string) => opened.forgetKey(id);
@@ -96,6 +122,12 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       ? undefined
       : (await import('../metrics/service-metrics.js')).createServiceMetrics(store, () => handler.inFlight(), journal);
 
+  // A worker of `--workers` answers its primary's scrapes instead of opening the metrics port.
+  const stopAnsweringPrimary =
+    metrics === undefined || hooks.metricsToPrimary === undefined
+      ? undefined
+      : (await import('../metrics/cluster-metrics.js')).answerPrimaryScrapes(metrics, hooks.metricsToPrimary);
+
   let accepting = true;
   const handler = createHttpHandler({
     settings,
@@ -120,7 +152,8 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
   let metricsServer: Server | undefined;
   const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {
     const listening = await listeners.listen(listenOptions);
-    if (metrics === undefined || settings.metricsPort === undefined) return listening;
+    if (metrics === undefined || settings.metricsPort === undefined || stopAnsweringPrimary !== undefined)
+      return listening;
     // Opened with the first API port, on a port of its own.
     if (metricsServer === undefined) {
       const { listenMetrics } = await import('../metrics/metrics-listener.js');
@@ -138,6 +171,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
       accepting = false;
       keys.stopWatching();
       await listeners.drain();
+      stopAnsweringPrimary?.();
       if (metricsServer !== undefined) {
         const server = metricsServer;
         const closed = new Promise((done) => server.close(done));

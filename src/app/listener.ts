@@ -1,6 +1,7 @@
 // Listening and draining. Only `listen` opens a port; a graceful stop keeps the port open while requests
 // are in flight, so that new ones (a health probe, a load balancer that has not noticed yet) get a prompt
-// 503 instead of a refused connection, then closes every connection.
+// 503 instead of a refused connection, then closes the port, and each connection once it has been told
+// to close or has stayed idle (connection-drain.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -9,6 +10,7 @@ import type { Settings } from '../config/settings.js';
 import { clientErrorListener } from '../http/client-errors.js';
 import { answerConnect } from '../http/connect.js';
 import type { Dispatcher } from '../http/dispatch.js';
+import { closeListener, ConnectionDrain } from './connection-drain.js';
 
 /** How long a stop lets in-flight requests finish before cutting their connections. */
 const CLOSE_GRACE_MS = 10_000;
@@ -29,6 +31,7 @@ export class Listeners {
   readonly #settings: Settings;
   readonly #handler: Dispatcher;
   readonly #servers: Server[] = [];
+  readonly #connections = new ConnectionDrain();
 
   constructor(settings: Settings, handler: Dispatcher) {
     this.#settings = settings;
@@ -39,7 +42,7 @@ export class Listeners {
   async listen(options: { port?: number; host?: string } = {}): Promise<Listening> {
     assertKnownOptions(options, ['port', 'host'], 'listen ');
     const settings = this.#settings;
-    const handler = this.#handler;
+    const handler = this.#connections.wrap(this.#handler);
     const server = createServer(
       {
         headersTimeout: settings.headersTimeoutMs,
@@ -55,13 +58,15 @@ export class Listeners {
       handler,
     );
     server.maxConnections = settings.maxConnections;
+    this.#connections.watch(server);
     server.on('clientError', clientErrorListener(settings.maxHeaderBytes));
-    server.on('connect', answerConnect(handler));
+    // A CONNECT's answer is written on the bare socket and always closes it: nothing to drain.
+    server.on('connect', answerConnect(this.#handler));
     // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node would answer a bare
     // 417 without the JSON body, so such a request is served as if it had no Expect header.
     server.on('checkExpectation', handler);
     // Expect: 100-continue is answered by the dispatcher once it wants the body, not by Node at once.
-    server.on('checkContinue', handler.checkContinue);
+    server.on('checkContinue', this.#connections.wrap(this.#handler.checkContinue));
     const host = options.host ?? settings.host;
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
@@ -77,23 +82,21 @@ export class Listeners {
     return { url, apiUrl: `${url}${settings.basePath}`, server };
   }
 
-  /** Waits (up to CLOSE_GRACE_MS) for the requests in flight, then closes every server. */
+  /**
+   * The stop: every answer from now on says `Connection: close`; waits (up to CLOSE_GRACE_MS in all)
+   * for the requests in flight, closes the ports, then each connection once it is told or idle; at the
+   * bound, whatever is left is cut.
+   */
   async drain(): Promise<void> {
     const deadlineMs = performance.now() + CLOSE_GRACE_MS;
+    this.#connections.begin();
     while (this.#handler.inFlight() > 0 && performance.now() < deadlineMs) await delay(DRAIN_POLL_MS);
-    await Promise.all(this.#servers.map((server) => stopServer(server, Math.max(0, deadlineMs - performance.now()))));
+    const closed = Promise.all(this.#servers.map((server) => closeListener(server)));
+    while (this.#connections.open > 0 && performance.now() < deadlineMs) {
+      this.#connections.closeIdle();
+      await delay(DRAIN_POLL_MS);
+    }
+    for (const server of this.#servers) server.closeAllConnections();
+    await closed;
   }
-}
-
-/** Stops accepting connections, lets in-flight requests finish (for up to `graceMs`), then closes the rest. */
-function stopServer(server: Server, graceMs: number): Promise<void> {
-  return new Promise((done) => {
-    const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      done();
-    });
-    server.closeIdleConnections();
-  });
 }

@@ -50,7 +50,7 @@ export async function openLimiter(
   settings: Settings,
   clock: Clock,
   options: LimiterOptions | undefined,
-  warn: (line: string) => void,
+  warn: (line: string, fields?: Record<string, unknown>) => void,
 ): Promise<Limiter> {
   if (settings.redisUrl !== undefined) {
     // Loaded only when asked for: the default never loads the Redis client. Its state lives in Redis.

@@ -3,10 +3,11 @@
 // database picks changes up within a second.
 import { type AdminKeyTable, openKeyTable } from '../app/key-admin.js';
 import { NoStoreError } from '../app/no-store-error.js';
+import { closestNames } from '../config/option-names.js';
 import { SETTINGS } from '../config/setting-table.js';
 import { parseSettingText } from '../config/setting-text.js';
 import { systemClock } from '../core/clock.js';
-import type { ApiKey } from '../keys/api-key.js';
+import { type ApiKey, isWellFormedKey, KEY_PREFIX } from '../keys/api-key.js';
 import { KeyProblem } from '../keys/key-problem.js';
 import { KeyService } from '../keys/key-service.js';
 import { parseCommandArgs, unknownCommand, EXIT_CODES_HELP } from './flags.js';
@@ -113,6 +114,32 @@ export async function runKeys(
   }
 }
 
+/** " ; did you mean key_…?" naming the ids `given` is probably a slip for, or nothing. */
+function didYouMean(given: string, all: readonly ApiKey[]): string {
+  if (!given.startsWith('key_')) return '';
+  const close = closestNames(
+    given,
+    all.map((key) => key.id),
+  ).slice(0, 3);
+  return close.length === 0 ? '' : `; did you mean ${close.join(' or ')}?`;
+}
+
+/**
+ * What `keys revoke` says of an argument that is not an id. What could be a key (one of ours, or any
+ * bearer token long enough) is never printed back, since it may be the secret itself; anything
+ * shorter cannot be a key, and is named as the malformed id it is.
+ */
+function notAnId(given: string, all: readonly ApiKey[]): UsageError {
+  const findId = `to find a key's id: printf '%s' "$KEY" | animal-store keys check -`;
+  if (given.startsWith(KEY_PREFIX) || isWellFormedKey(given))
+    return new UsageError(
+      `keys revoke takes a key id such as key_1a2b3c4d, not a key; what was given is not printed back, in case it is one${didYouMean(given, all)}; ${findId}`,
+    );
+  return new UsageError(
+    `"${given}" is not a key id: an id is key_ and 8 hex digits, such as key_1a2b3c4d${didYouMean(given, all)}; animal-store keys list shows them`,
+  );
+}
+
 /** What to do about a data directory that holds no store. */
 function noStoreFix(command: string): string {
   return command === 'create'
@@ -201,14 +228,12 @@ async function keysCommand(
       const [id] = positionals;
       if (id === undefined || positionals.length > 1)
         throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
-      // Never echo what was given if it is not an id: it may be the secret itself.
-      if (!KEY_ID.test(id)) {
-        throw new UsageError(
-          "keys revoke takes a key id such as key_1a2b3c4d, not the key itself; to find a key's id: printf '%s' \"$KEY\" | animal-store keys check -",
-        );
-      }
-      const before = (await keys.list()).find((entry) => entry.id === id);
-      if (before?.revokedAt != null) {
+      const all = await keys.list();
+      if (!KEY_ID.test(id)) throw notAnId(id, all);
+      const before = all.find((entry) => entry.id === id);
+      if (before === undefined)
+        throw new Error(`no key has id "${id}"${didYouMean(id, all)}; see animal-store keys list`);
+      if (before.revokedAt !== null) {
         print(`Key ${id} was already revoked at ${before.revokedAt}; nothing changed.\n`);
         return;
       }

@@ -1,7 +1,7 @@
 // `animal-store serve`: flags and ANIMAL_STORE_* variables → createAnimalStore → listen, until a signal.
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
-import { createAnimalStore } from '../app/create-animal-store.js';
+import { openAnimalStore } from '../app/create-animal-store.js';
 import { describeBackends } from '../app/describe-backends.js';
 import { type Setting, SETTINGS } from '../config/setting-table.js';
 import { parseIntegerText, parseSettingText } from '../config/setting-text.js';
@@ -153,6 +153,15 @@ export async function runServe(
   // a first key behind that nobody was shown (nothing is left half-created). A worker's primary tried it.
   if (cluster.isPrimary) await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
   if (cluster.isPrimary && workers > 1) {
+    // The primary owns the metrics port and answers each scrape with every worker's metrics summed,
+    // opened before any worker starts, so that a port in use stops the start as the API's does.
+    if (options.metricsPort !== undefined) {
+      const metricsUrl = await listenClusterMetrics(
+        options.metricsPort,
+        options.metricsHost ?? DEFAULT_SETTINGS.metricsHost,
+      );
+      logger.info(`metrics on ${metricsUrl} (every worker's, summed by the primary)`);
+    }
     const primary = runPrimary({
       workers,
       log: { info: (line) => logger.info(line), warn: (line) => logger.warn(line) },
@@ -165,7 +174,8 @@ export async function runServe(
     stdout.flush();
     process.exit(code);
   }
-  const app = await createAnimalStore({ ...options, logger, createFirstKey: true }).catch((error: unknown) => {
+  const hooks = cluster.isWorker ? { metricsToPrimary: process } : {};
+  const app = await openAnimalStore({ ...options, logger, createFirstKey: true }, hooks).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
@@ -225,6 +235,23 @@ export async function runServe(
   else print(listening);
 }
 
+/** Opens the primary's metrics port, serving the sum of every worker's metrics; resolves with its address. */
+async function listenClusterMetrics(port: number, host: string): Promise<string> {
+  // Loaded only when metrics are asked for, as in a single process: prom-client stays out otherwise.
+  const { ClusterMetrics } = await import('../metrics/cluster-metrics.js');
+  const { listenMetrics } = await import('../metrics/metrics-listener.js');
+  const metrics = new ClusterMetrics({
+    workers: () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined),
+  });
+  cluster.on('message', (worker, message: unknown) => metrics.heard(worker.id, message));
+  cluster.on('exit', (worker) => metrics.retire(worker.id));
+  try {
+    return (await listenMetrics(metrics, port, host)).url;
+  } catch (error) {
+    throw listenUsageError(error, port, host, { port: '--metrics-port', host: '--metrics-host' });
+  }
+}
+
 /** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */
 async function tryPort(port: number, host: string): Promise<void> {
   // Port 0 is tried too: it still finds a host that is not this machine's or cannot be resolved.
@@ -238,15 +265,22 @@ async function tryPort(port: number, host: string): Promise<void> {
   await new Promise((done) => trial.close(done));
 }
 
-/** A listen failure the operator can fix, as one line; anything else as it is. */
-function listenUsageError(error: unknown, port: number, host: string): unknown {
+/** A listen failure the operator can fix, as one line naming the flags to change; anything else as it is. */
+function listenUsageError(
+  error: unknown,
+  port: number,
+  host: string,
+  flags: { port: string; host: string } = { port: '--port', host: '--host' },
+): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE')
-    return new UsageError(`port ${port} is in use; stop the other server or pass --port with a free port`);
+    return new UsageError(`port ${port} is in use; stop the other server or pass ${flags.port} with a free port`);
   if (code === 'EACCES') return new UsageError(`no permission to listen on port ${port}; use a port above 1023`);
   if (code === 'EADDRNOTAVAIL')
-    return new UsageError(`address ${host} is not on this machine; pass --host with a local address`);
+    return new UsageError(`address ${host} is not on this machine; pass ${flags.host} with a local address`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return new UsageError(`host ${host} cannot be resolved to an address; pass --host with a local address or name`);
+    return new UsageError(
+      `host ${host} cannot be resolved to an address; pass ${flags.host} with a local address or name`,
+    );
   return error;
 }

@@ -298,7 +298,8 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--metrics-port',
     env: 'ANIMAL_STORE_METRICS_PORT',
     kind: 'port',
-    description: 'Serve GET /metrics (Prometheus) on this port, a listener of its own (0 picks a free one).',
+    description:
+      "Serve GET /metrics (Prometheus) on this port, a listener of its own (0 picks a free one); with --workers, every worker's summed.",
   },
   {
     option: 'metricsHost',

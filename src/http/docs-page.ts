@@ -71,7 +71,9 @@ function pageHtml(title: string): string {
  * The start-up script: render the document at `openapiUrl`, with this server first in its server list,
  * so that "Try it out" calls the API that served the page (the document's own servers, the public and
  * staging addresses, stay in the list). No validator (it would send the document to a third party), no
- * deep links in the URL.
+ * deep links in the URL. Swagger UI shows no `x-stability`, so an operation that carries one (the
+ * orders: beta) gets it after its summary, "(beta)", in the page only: the served document and its
+ * one tag stay as they are.
  */
 function startScript(openapiUrl: string, apiPath: string): string {
   return `'use strict';
@@ -81,6 +83,15 @@ window.addEventListener('load', function () {
     .then(function (spec) {
       spec.servers = [{ url: window.location.origin + ${JSON.stringify(apiPath)}, description: 'This server' }]
         .concat(spec.servers || []);
+      Object.keys(spec.paths || {}).forEach(function (path) {
+        var item = spec.paths[path];
+        Object.keys(item).forEach(function (method) {
+          var operation = item[method];
+          var stability = operation && operation['x-stability'];
+          if (typeof stability !== 'string') return;
+          operation.summary = (operation.summary ? operation.summary + ' ' : '') + '(' + stability + ')';
+        });
+      });
       window.ui = SwaggerUIBundle({
         spec: spec,
         dom_id: '#swagger-ui',

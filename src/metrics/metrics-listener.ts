@@ -1,13 +1,24 @@
 // The metrics listener: `GET /metrics` in the Prometheus text format on a port of its own, never on the
 // public API's port, bound to 127.0.0.1 unless told otherwise, so that numbers about the service are not
-// published to its clients by accident.
+// published to its clients by accident. What it serves is one service's metrics, or under `--workers`
+// the primary's sum of every worker's (cluster-metrics.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServiceMetrics } from './service-metrics.js';
+
+/** What the listener serves: the text of a scrape and its content type. */
+export interface MetricsSource {
+  text(): Promise<string>;
+  contentType: string;
+}
+
+/** A scrape that cannot be answered whole now (a worker did not answer): a 503 with this message. */
+export class MetricsUnavailableError extends Error {
+  override name = 'MetricsUnavailableError';
+}
 
 /** Opens the metrics port; resolves with its address once it listens. */
 export async function listenMetrics(
-  metrics: ServiceMetrics,
+  metrics: MetricsSource,
   port: number,
   host: string,
 ): Promise<{ url: string; server: Server }> {
@@ -27,7 +38,9 @@ export async function listenMetrics(
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.writeHead(error instanceof MetricsUnavailableError ? 503 : 500, {
+          'content-type': 'text/plain; charset=utf-8',
+        });
         res.end(`metrics could not be collected: ${(error as Error).message}\n`);
       },
     );

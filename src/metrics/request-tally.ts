@@ -18,6 +18,23 @@ interface OperationTally {
   count: number;
 }
 
+/**
+ * One metric as prom-client's `getMetricsAsJSON` gives it: what a worker sends its primary under
+ * `--workers` (cluster-metrics.ts), and what prom-client's aggregation takes.
+ */
+export interface MetricJson {
+  name: string;
+  help: string;
+  type: string;
+  /** How the primary combines the workers' values (prom-client's aggregators); sum when absent. */
+  aggregator?: string;
+  values: Array<{ value: number; labels: Record<string, string | number>; metricName?: string }>;
+}
+
+const REQUESTS_HELP =
+  'Requests answered, by operation (the OpenAPI operationId, or healthz, readyz, openapi, docs, preflight, malformed, not_found, unrouted) and status.';
+const LATENCY_HELP = 'Time from a request arriving to its answer being handed to the socket, by operation.';
+
 /** Requests and their latency by operation, counted in plain numbers. */
 export class RequestTally {
   readonly #operations = new Map<string, OperationTally>();
@@ -39,17 +56,11 @@ export class RequestTally {
 
   /** Both metrics in the Prometheus text exposition format (version 0.0.4). */
   exposition(): string {
-    const lines = [
-      `# HELP ${REQUESTS} Requests answered, by operation (the OpenAPI operationId, or healthz, readyz, openapi, docs, preflight, malformed, not_found, unrouted) and status.`,
-      `# TYPE ${REQUESTS} counter`,
-    ];
+    const lines = [`# HELP ${REQUESTS} ${REQUESTS_HELP}`, `# TYPE ${REQUESTS} counter`];
     for (const [operation, tally] of this.#operations)
       for (const [status, count] of tally.statuses)
         lines.push(`${REQUESTS}{operation="${operation}",status="${status}"} ${count}`);
-    lines.push(
-      `# HELP ${LATENCY} Time from a request arriving to its answer being handed to the socket, by operation.`,
-      `# TYPE ${LATENCY} histogram`,
-    );
+    lines.push(`# HELP ${LATENCY} ${LATENCY_HELP}`, `# TYPE ${LATENCY} histogram`);
     for (const [operation, tally] of this.#operations) {
       let cumulative = 0;
       LATENCY_BUCKETS.forEach((bound, index) => {
@@ -61,5 +72,30 @@ export class RequestTally {
       lines.push(`${LATENCY}_count{operation="${operation}"} ${tally.count}`);
     }
     return `${lines.join('\n')}\n`;
+  }
+
+  /** Both metrics as prom-client's JSON, for a primary to sum with the other workers' (each summed: counts). */
+  json(): MetricJson[] {
+    const requests: MetricJson = {
+      name: REQUESTS,
+      help: REQUESTS_HELP,
+      type: 'counter',
+      aggregator: 'sum',
+      values: [],
+    };
+    const latency: MetricJson = { name: LATENCY, help: LATENCY_HELP, type: 'histogram', aggregator: 'sum', values: [] };
+    for (const [operation, tally] of this.#operations) {
+      for (const [status, count] of tally.statuses)
+        requests.values.push({ value: count, labels: { operation, status: String(status) } });
+      let cumulative = 0;
+      LATENCY_BUCKETS.forEach((bound, index) => {
+        cumulative += tally.buckets[index] as number;
+        latency.values.push({ value: cumulative, labels: { le: bound, operation }, metricName: `${LATENCY}_bucket` });
+      });
+      latency.values.push({ value: tally.count, labels: { le: '+Inf', operation }, metricName: `${LATENCY}_bucket` });
+      latency.values.push({ value: tally.sum, labels: { operation }, metricName: `${LATENCY}_sum` });
+      latency.values.push({ value: tally.count, labels: { operation }, metricName: `${LATENCY}_count` });
+    }
+    return [requests, latency];
   }
 }

@@ -7,18 +7,30 @@
 //
 // The request path pays a few additions per request: the two metrics every request moves are kept by
 // hand (request-tally.ts), the rare ones (refusals, bans, shed requests) by prom-client.
+//
+// Under `--workers` the primary sums what every worker counts (cluster-metrics.ts): counters and
+// histograms add up; each gauge says in its `aggregator` how its workers' values combine, since a
+// gauge read from the shared store is the same number in every worker and must not be multiplied.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestObserver } from '../http/request-observer.js';
 import type { JournalWatch } from '../journal/journal-watch.js';
 import { ORDER_STATUSES } from '../orders/schemas.js';
 import { PET_STATUSES } from '../pets/schemas.js';
 import type { Store } from '../store/store.js';
-import { RequestTally } from './request-tally.js';
+import { type MetricJson, RequestTally } from './request-tally.js';
 
 /** fsync buckets in seconds: a fast SSD's fraction of a millisecond to a struggling disk's second. */
 const FSYNC_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 /** Records made durable by one fsync: 1 when writes come one at a time, more when they are grouped. */
 const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/**
+ * prom-client's own process metrics carry the aggregator it chose for them (amounts of CPU, memory,
+ * handles summed; event-loop lag averaged, its minimum and maximum kept; the start time left out, as
+ * each worker has its own; the Node version taken once). The one it sums wrongly is a per-process
+ * limit, not an amount: the lowest is the one a worker meets first.
+ */
+const PROCESS_AGGREGATORS: Readonly<Record<string, string>> = { process_max_fds: 'min' };
 
 /** The metrics of one service. */
 export interface ServiceMetrics {
@@ -30,6 +42,8 @@ export interface ServiceMetrics {
   webhookDisabled(): void;
   /** The whole scrape: prom-client's registry and the hand-kept request metrics. */
   text(): Promise<string>;
+  /** The same as prom-client's JSON, each metric with its aggregator: what a worker sends its primary. */
+  json(): Promise<MetricJson[]>;
   contentType: string;
 }
 
@@ -64,6 +78,8 @@ export function createServiceMetrics(
   new Gauge({
     name: 'animal_store_requests_in_flight',
     help: 'API requests being answered now.',
+    // Each worker answers requests of its own: the service's are the sum.
+    aggregator: 'sum',
     registers: [registry],
     collect() {
       this.set(inFlight());
@@ -73,6 +89,9 @@ export function createServiceMetrics(
     name: 'animal_store_pets',
     help: 'Animals in the store, by status (read from the store when scraped).',
     labelNames: ['status'] as const,
+    // Every worker reads the one shared store: the same count, read a moment apart, not a part of it.
+    // The largest reading is kept (first would be whichever worker answered first).
+    aggregator: 'max',
     registers: [registry],
     async collect() {
       for (const status of PET_STATUSES)
@@ -83,6 +102,7 @@ export function createServiceMetrics(
     name: 'animal_store_orders',
     help: 'Orders in the store, by state (read from the store when scraped).',
     labelNames: ['status'] as const,
+    aggregator: 'max', // read from the shared store, as animal_store_pets
     registers: [registry],
     async collect() {
       for (const status of ORDER_STATUSES)
@@ -112,6 +132,7 @@ export function createServiceMetrics(
   new Gauge({
     name: 'animal_store_events_retained',
     help: 'Events kept and listed at /v1/events (the retention period), read from the store when scraped.',
+    aggregator: 'max', // read from the shared store, as animal_store_pets
     registers: [registry],
     async collect() {
       this.set((await readStats()).events);
@@ -120,6 +141,9 @@ export function createServiceMetrics(
   new Gauge({
     name: 'animal_store_webhook_deliveries_pending',
     help: 'Deliveries of events to webhooks not yet done (due now or waiting for a retry).',
+    // Pending deliveries are rows of the shared store that any worker may claim, counted whole by each
+    // worker: summing would count each one once per worker.
+    aggregator: 'max',
     registers: [registry],
     async collect() {
       this.set((await readStats()).pending);
@@ -128,6 +152,7 @@ export function createServiceMetrics(
   new Gauge({
     name: 'animal_store_webhook_oldest_pending_seconds',
     help: 'Age of the oldest pending delivery, in seconds (0 when none is pending).',
+    aggregator: 'max', // an age: the oldest is what the metric names
     registers: [registry],
     async collect() {
       const oldest = (await readStats()).oldestPendingMs;
@@ -137,6 +162,7 @@ export function createServiceMetrics(
   new Gauge({
     name: 'animal_store_webhooks_disabled',
     help: 'Webhooks disabled now, by their owners or by their receivers.',
+    aggregator: 'max', // read from the shared store, as animal_store_pets
     registers: [registry],
     async collect() {
       this.set((await readStats()).disabledSubscriptions);
@@ -147,6 +173,8 @@ export function createServiceMetrics(
     new Gauge({
       name: 'animal_store_journal_records',
       help: 'Intact records in the journal (the embedded store).',
+      // One process owns a journal, so workers never share one; were they to, it would be one journal.
+      aggregator: 'max',
       registers: [registry],
       collect() {
         this.set(journal.stats().records);
@@ -155,6 +183,7 @@ export function createServiceMetrics(
     new Gauge({
       name: 'animal_store_journal_bytes',
       help: 'Size of the journal in bytes (the embedded store).',
+      aggregator: 'max', // one journal, as animal_store_journal_records
       registers: [registry],
       collect() {
         this.set(journal.stats().bytes);
@@ -163,6 +192,7 @@ export function createServiceMetrics(
     const opened = new Gauge({
       name: 'animal_store_store_open_seconds',
       help: 'Time opening the store took at start: replaying the journal.',
+      aggregator: 'max', // the slowest start is the one to look at
       registers: [registry],
     });
     opened.set(journal.openSeconds);
@@ -217,6 +247,11 @@ export function createServiceMetrics(
     webhookAttempted: (outcome) => attempts.labels(outcome).inc(),
     webhookDisabled: () => disabledByReceivers.inc(),
     text: async () => `${await registry.metrics()}\n${tally.exposition()}`,
+    json: async () => {
+      const metrics = (await registry.getMetricsAsJSON()) as unknown as MetricJson[];
+      for (const metric of metrics) metric.aggregator = PROCESS_AGGREGATORS[metric.name] ?? metric.aggregator;
+      return [...metrics, ...tally.json()];
+    },
     contentType: registry.contentType,
   };
 }

@@ -211,6 +211,20 @@ test('keys revoke: an unknown id is exit code 1 like keys check, a second revoke
   assert.ok(!bySecret.err.includes(key) && !bySecret.out.includes(key), 'the secret is not printed back');
   assert.match(bySecret.err, /keys check -/);
 
+  // What was typed is answered for what it is: an id that no key has (with the id it is probably a
+  // slip for), or something that is no id at all (too short to be a key, so it is named).
+  const slip = `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
+  const near = await keys('revoke', slip);
+  assert.equal(near.code, 1, near.err);
+  assert.equal(near.err, `animal-store: no key has id "${slip}"; did you mean ${id}?; see animal-store keys list\n`);
+  const notAnId = await keys('revoke', 'key_nothere');
+  assert.equal(notAnId.code, 2, notAnId.err);
+  assert.match(
+    notAnId.err,
+    /^animal-store: "key_nothere" is not a key id: an id is key_ and 8 hex digits, such as key_1a2b3c4d; animal-store keys list shows them/,
+  );
+  assert.doesNotMatch(notAnId.err, /, not a key;|the key itself/, 'it is not taken for a pasted key');
+
   const first = await keys('revoke', id);
   assert.equal(first.code, 0, first.err);
   assert.match(first.out, /^Revoked key /);

@@ -1,6 +1,7 @@
 // /docs in a real browser (Debian's chromium, driven by playwright-core; never a browser download): the
 // page loads with no request leaving the machine and no console error, shows every operation of the
-// served document with getPet deprecated, and "Try it out" calls the API with a pasted key, which
+// served document with getPet deprecated and the beta operations (x-stability) marked "(beta)" under
+// the one tag, and "Try it out" calls the API with a pasted key, which
 // never shows up in a URL, a cookie or the server's log. Skipped with one line where chromium is absent;
 // ANIMAL_STORE_TEST_BROWSER=required (CI) makes that a failure.
 import assert from 'node:assert/strict';
@@ -66,7 +67,7 @@ test(
     await page.goto(`${origin}/docs`);
     await page.locator('.opblock').first().waitFor();
     const document = (await (await fetch(`${origin}/v1/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId: string; deprecated?: boolean }>>;
+      paths: Record<string, Record<string, { operationId: string; summary?: string; 'x-stability'?: string }>>;
     };
     const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
     for (const operation of operations) {
@@ -75,6 +76,19 @@ test(
     }
     const getPet = page.locator('[id$="getPet"]');
     assert.match((await getPet.getAttribute('class')) ?? '', /opblock-deprecated/, 'getPet shows as deprecated');
+    // Each operation's summary as shown: "(beta)" after those that carry x-stability: beta, and only those.
+    const beta = operations.filter((operation) => operation['x-stability'] === 'beta');
+    assert.ok(beta.length >= 3, 'the order operations are beta in the document');
+    for (const operation of operations) {
+      const shown = await page
+        .locator(`[id$="${operation.operationId}"] .opblock-summary-description`)
+        .first()
+        .innerText();
+      if (operation['x-stability'] === 'beta')
+        assert.equal(shown, `${operation.summary} (beta)`, operation.operationId);
+      else assert.equal(shown, operation.summary, operation.operationId);
+    }
+    assert.equal(await page.locator('.opblock-tag-section').count(), 1, 'one tag, as the document has');
 
     // Authorize with the key, then run createPet and listPets from the page.
     await page

@@ -138,6 +138,21 @@ for (const mode of ['closed', 'open'] as const) {
           .split('\n')
           .filter((line) => line.includes('cannot be reached'));
         assert.equal(warnings.length, 1, service.child.stderr());
+        // Worded for an operator: where, why, and what the service does meanwhile; the client library's
+        // own message is a field of the line, not its text.
+        const warning = JSON.parse(warnings[0] as string) as { msg: string; error?: unknown };
+        const meanwhile =
+          mode === 'closed'
+            ? 'API requests get 503 until it answers again \\(--limiter-unavailable closed\\)'
+            : 'API requests are served without rate limits until it answers again \\(--limiter-unavailable open\\)';
+        assert.match(
+          warning.msg,
+          new RegExp(
+            `^Redis at ${redis.url.replaceAll('/', '\\/')} cannot be reached \\((the connection was lost|connection refused: nothing listens there)\\); ${meanwhile}; reconnecting every 2 s at most$`,
+          ),
+        );
+        assert.doesNotMatch(warning.msg, /enableOfflineQueue|writeable|Stream/);
+        assert.equal(typeof warning.error, 'string', 'the original error is kept as a field');
         await redis.start();
         let back = await get(service.url);
         for (let tries = 0; back.headers['x-ratelimit-limit'] === undefined && tries < 100; tries++) {

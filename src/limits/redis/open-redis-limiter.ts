@@ -16,7 +16,8 @@ export interface RedisLimiterOptions {
   prefix: string;
   unavailable: LimiterUnavailable;
   limits: LimiterOptions | undefined;
-  warn: (line: string) => void;
+  /** Warnings for an operator; `fields` carries the client library's own error, as a detail. */
+  warn: (line: string, fields?: Record<string, unknown>) => void;
   /** For tests: the time the scripts use instead of Redis's clock. */
   time?: () => number;
 }
@@ -51,6 +52,10 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
   redis.on('error', (error: Error) => {
     lastError = error;
   });
+  // An error of an earlier outage does not name the cause of the next one.
+  redis.on('ready', () => {
+    lastError = undefined;
+  });
   try {
     await redis.connect();
     await redis.ping();
@@ -64,15 +69,36 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
     options: resolveLimiterOptions(options.limits),
     unavailable: options.unavailable,
     ...(options.time !== undefined && { time: options.time }),
-    onAvailability: (available, cause) =>
+    onAvailability: (available, error) => {
+      if (available) {
+        options.warn(`Redis at ${where} answers again; rate limits are enforced again`);
+        return;
+      }
+      const meanwhile =
+        options.unavailable === 'closed'
+          ? 'API requests get 503 until it answers again (--limiter-unavailable closed)'
+          : 'API requests are served without rate limits until it answers again (--limiter-unavailable open)';
+      const detail = { error: error?.message, ...(lastError !== undefined && { connectionError: lastError.message }) };
       options.warn(
-        available
-          ? `Redis at ${where} answers again; rate limits are enforced again`
-          : `Redis at ${where} cannot be reached (${cause}); ${
-              options.unavailable === 'closed'
-                ? 'API requests get 503 until it answers again (--limiter-unavailable closed)'
-                : 'API requests are served without rate limits until it answers again (--limiter-unavailable open)'
-            }`,
-      ),
+        `Redis at ${where} cannot be reached (${outageCause(error, lastError)}); ${meanwhile}; reconnecting every 2 s at most`,
+        detail,
+      );
+    },
   });
+}
+
+/**
+ * Why Redis stopped answering, in an operator's words: the client's own message ("Stream isn't writeable
+ * and enableOfflineQueue options is false") speaks of its internals. `connection` is the last error
+ * of the connection itself, when there was one (a refused reconnection names the cause best).
+ */
+export function outageCause(command: Error | undefined, connection: Error | undefined): string {
+  const code = (connection as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused: nothing listens there';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name does not resolve';
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'the host cannot be reached';
+  const message = command?.message ?? '';
+  if (message.includes('timed out')) return `no answer within ${COMMAND_TIMEOUT_MS} ms`;
+  if (/writeable|Connection is closed|ECONNRESET|EPIPE/.test(message)) return 'the connection was lost';
+  return 'a command failed';
 }

@@ -46,8 +46,8 @@ export interface RedisLimiterParts {
   unavailable: LimiterUnavailable;
   /** For tests: the time (ms) the scripts use instead of Redis's clock. */
   time?: () => number;
-  /** Told when Redis stops answering and when it answers again (once each per outage). */
-  onAvailability: (available: boolean, cause: string) => void;
+  /** Told when Redis stops answering (with the failed command's error) and when it answers again (once each per outage). */
+  onAvailability: (available: boolean, error?: Error) => void;
 }
 
 /** The rate limits in Redis, shared by every instance with the same Redis and prefix. */
@@ -57,7 +57,7 @@ export class RedisLimiter implements Limiter {
   readonly #options: ResolvedLimiterOptions;
   readonly #unavailable: LimiterUnavailable;
   readonly #time: () => number;
-  readonly #onAvailability: (available: boolean, cause: string) => void;
+  readonly #onAvailability: (available: boolean, error?: Error) => void;
   readonly #addressPolicies: readonly QuotaPolicy[];
   #available = true;
 
@@ -181,7 +181,7 @@ export class RedisLimiter implements Limiter {
     } catch (error) {
       if (this.#available) {
         this.#available = false;
-        this.#onAvailability(false, (error as Error).message);
+        this.#onAvailability(false, error as Error);
       }
       if (this.#unavailable === 'open') return undefined;
       throw new ApiError(
@@ -193,7 +193,7 @@ export class RedisLimiter implements Limiter {
     }
     if (!this.#available) {
       this.#available = true;
-      this.#onAvailability(true, '');
+      this.#onAvailability(true);
     }
     return result;
   }

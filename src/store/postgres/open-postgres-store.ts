@@ -51,6 +51,49 @@ export function causeOf(error: unknown): string {
   return String(error);
 }
 
+/**
+ * Why the first connection failed, in one line: a server that answered with a refusal is named as such
+ * (the database does not exist, the login was refused), with what to do; anything else is a server
+ * that cannot be reached.
+ */
+export function connectFailure(error: unknown, databaseUrl: string): string {
+  const where = describeDatabase(databaseUrl);
+  const code = (error as { code?: unknown }).code;
+  // SQLSTATE 3D000 invalid_catalog_name; 28P01 invalid_password; 28000 invalid_authorization_specification
+  // (no such role, or no pg_hba.conf entry for this host, user and database).
+  if (code === '3D000') {
+    const command = createdbCommand(databaseUrl);
+    return (
+      `PostgreSQL at ${where} answered, but ${causeOf(error)}; ` +
+      `create it${command === undefined ? '' : ` (${command})`} or name another database in the database URL`
+    );
+  }
+  if (code === '28P01' || code === '28000')
+    return (
+      `PostgreSQL at ${where} refused the login: ${causeOf(error)}; ` +
+      'check the user and password in the database URL (and pg_hba.conf on the server)'
+    );
+  return `cannot reach PostgreSQL at ${where}: ${causeOf(error)}`;
+}
+
+/** The createdb command line that makes the database a URL names (never with its password); undefined if none is named. */
+function createdbCommand(databaseUrl: string): string | undefined {
+  try {
+    const url = new URL(databaseUrl);
+    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+    if (database === '') return undefined;
+    const quote = (word: string): string => (/^[\w.@:-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+    const parts = ['createdb'];
+    if (url.hostname !== '') parts.push('-h', quote(url.hostname.replace(/^\[|\]$/g, '')));
+    if (url.port !== '') parts.push('-p', url.port);
+    if (url.username !== '') parts.push('-U', quote(decodeURIComponent(url.username)));
+    parts.push(quote(database));
+    return parts.join(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Opens a pool on the database, checked by a first connection, and brings the schema up to date. */
 export async function openPool(
   databaseUrl: string,
@@ -65,7 +108,7 @@ export async function openPool(
     client = await pool.connect();
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot reach PostgreSQL at ${describeDatabase(databaseUrl)}: ${causeOf(error)}`);
+    throw new Error(connectFailure(error, databaseUrl));
   }
   try {
     await migrate(client);
