@@ -11,7 +11,7 @@ import { type JsonSchema, readDocument } from './openapi-document.js';
 import { SchemaChecker } from './schema-check.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const REQUESTS = 2000;
+const REQUESTS = 1000;
 
 test('generated requests for every operation of the document: never a 5xx or a hang, every answer as the document describes it, every acknowledged change read back', async (t) => {
   const server = await startServer(fuzzServerOptions());

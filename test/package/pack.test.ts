@@ -31,7 +31,8 @@ before(
     work = await mkdtemp(join(tmpdir(), 'animal-store-pack-'));
     consumer = join(work, 'consumer');
     assertRan(await run('npm', ['run', 'build'], { timeoutMs: 90_000 }), 'npm run build');
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', work]);
+    // Built just above: without --ignore-scripts, npm pack would run `prepare` and build it all again.
+    const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work]);
     assertRan(packed, 'npm pack');
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
     tarball = join(work, filename);
