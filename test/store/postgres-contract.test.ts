@@ -14,11 +14,8 @@ const redisSkip = await redisSkipReason();
 if (databaseSkip !== undefined) test('the contract suite on PostgreSQL', { skip: databaseSkip }, () => {});
 if (redisSkip !== undefined) test('the contract suite on the Redis limiter', { skip: redisSkip }, () => {});
 if (databaseSkip === undefined || redisSkip === undefined) {
-  if (databaseSkip === undefined) {
-    const database = await createTestDatabase();
-    process.env[CONTRACT_DATABASE_VARIABLE] = database.url;
-    after(() => database.drop());
-  }
+  const database = databaseSkip === undefined ? await createTestDatabase() : undefined;
+  if (database !== undefined) process.env[CONTRACT_DATABASE_VARIABLE] = database.url;
   if (redisSkip === undefined) process.env[CONTRACT_REDIS_VARIABLE] = TEST_REDIS_URL;
   // Routing, and input no client should send.
   await import('../http/base-path.test.js');
@@ -38,4 +35,7 @@ if (databaseSkip === undefined || redisSkip === undefined) {
   await import('../client/client.test.js');
   await import('../webhooks/webhooks-api.test.js');
   await import('../fuzz/http-api.test.js');
+  // Registered last, so that it runs after the imported files' own after hooks have closed their
+  // services: dropping the database first would cut their connections from under them.
+  if (database !== undefined) after(() => database.drop());
 }
