@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type Settings, webhookSettingsOf } from '../config/settings.js';
 import { loadKeys } from '../keys/service-keys.js';
 import { createService } from '../service/service.js';
+import { TlsCertificates } from '../tls/tls-certificates.js';
 import { createDeliveryTransport } from '../webhooks/delivery-transport.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createHttpHandler } from './http-handler.js';
@@ -35,6 +36,13 @@ export interface AnimalStore {
   readonly firstKey: string | undefined;
   /** Reads the store's keys again (also done whenever they change, and on SIGUSR2 in `animal-store serve`). */
   reloadKeys(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key again (also done whenever they change, and on SIGUSR2 in
+   * `animal-store serve`): 'reloaded' when the next connections get a new pair, 'unchanged' when the
+   * files hold the pair in force. Rejects naming the file when the pair is bad (the one in force is
+   * kept), or when the service serves no TLS.
+   */
+  reloadTls(): Promise<'reloaded' | 'unchanged'>;
 }
 
 /** The longest a graceful stop waits for webhook attempts in flight. */
@@ -44,6 +52,11 @@ const DELIVERY_DRAIN_MS = 10_000;
 export async function createAnimalStore(options: AnimalStoreOptions = {}): Promise<AnimalStore> {
   const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
   const warn = (line: string): void => logger.warn(line);
+  // Read and checked before anything is opened: a bad certificate leaves no data directory behind.
+  const tls =
+    settings.tlsCert === undefined || settings.tlsKey === undefined
+      ? undefined
+      : await TlsCertificates.open({ certPath: settings.tlsCert, keyPath: settings.tlsKey }, logger, () => clock.now());
   const { store, journal } = await openStore(settings, clock, warn);
   let keys: Awaited<ReturnType<typeof loadKeys>>;
   let limiter: Awaited<ReturnType<typeof openLimiter>> | undefined;
@@ -116,10 +129,15 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     ),
     observe: metrics?.observer,
   });
-  const listeners = new Listeners(settings, handler);
+  const listeners = new Listeners(settings, handler, tls);
   let metricsServer: Server | undefined;
   const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {
     const listening = await listeners.listen(listenOptions);
+    // Followed from the first port on: a service that serves nothing has no certificate to renew.
+    if (tls !== undefined && !watchingTls) {
+      watchingTls = true;
+      tls.watch();
+    }
     if (metrics === undefined || settings.metricsPort === undefined) return listening;
     // Opened with the first API port, on a port of its own.
     if (metricsServer === undefined) {
@@ -131,12 +149,14 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     return { ...listening, metricsUrl };
   };
   let metricsUrl = '';
+  let watchingTls = false;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       accepting = false;
       keys.stopWatching();
+      tls?.close();
       await listeners.drain();
       if (metricsServer !== undefined) {
         const server = metricsServer;
@@ -164,5 +184,7 @@ export async function createAnimalStore(options: AnimalStoreOptions = {}): Promi
     settings,
     firstKey: keys.firstKey,
     reloadKeys: keys.reload,
+    reloadTls: () =>
+      tls === undefined ? Promise.reject(new Error('this service serves no TLS: no tlsCert is set')) : tls.reload(),
   };
 }
