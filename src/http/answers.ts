@@ -1,6 +1,6 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
 // X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../core/errors.js';
 import { sendOverHttp2 } from './http2.js';
 import { requestIdOf } from './request-id.js';
@@ -12,7 +12,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export function sendJson(res: ServerResponse, status: number, body: string, headers: ResponseHeaders): void {
   headers.set('content-type', JSON_CONTENT_TYPE);
   headers.set('content-length', String(Buffer.byteLength(body)));
-  if (res.req.httpVersionMajor === 2) {
+  // A response made up without its request (a test's, an embedding program's) is HTTP/1's.
+  if ((res.req as IncomingMessage | undefined)?.httpVersionMajor === 2) {
     sendOverHttp2(res, status, body, headers);
     return;
   }

@@ -3,6 +3,7 @@
 // then strict UTF-8 and JSON.parse (README "Errors").
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
+import { wasTimedOut } from './client-errors.js';
 import { bodyWithoutLength } from './http2.js';
 import { assertSentOnce } from './request-checks.js';
 
@@ -150,6 +151,12 @@ function readBytes(
     };
     const onEnd = (): void => {
       cleanup();
+      // An HTTP/2 stream the request timeout closed ends its request as if the body were whole: what
+      // arrived is not the body (over HTTP/1.1, Node destroys the socket and no end comes).
+      if (wasTimedOut(req)) {
+        reject(new ClientGoneError());
+        return;
+      }
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
     };
     const onGone = (): void => {

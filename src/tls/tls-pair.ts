@@ -69,10 +69,11 @@ export async function readTlsPair(paths: TlsPaths): Promise<TlsPair> {
   try {
     privateKey = createPrivateKey(key);
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ERR_MISSING_PASSPHRASE'
-        ? 'it is encrypted with a passphrase; give the key unencrypted (readable by the service alone)'
-        : `it holds no readable PEM private key: ${openSslReason(error)}`;
+    // OpenSSL asks for the passphrase and is refused: said as what it is.
+    const encrypted = key.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || key.includes('Proc-Type: 4,ENCRYPTED');
+    const reason = encrypted
+      ? 'it is encrypted with a passphrase; give the key unencrypted (readable by the service alone)'
+      : `it holds no readable PEM private key: ${openSslReason(error)}`;
     throw new TlsFileError(`the TLS key file ${keyPath} cannot be used: ${reason}`);
   }
   if (!certificate.checkPrivateKey(privateKey))

@@ -60,7 +60,9 @@ export async function startServer(options: AnimalStoreOptions & { onDisk?: boole
     ...rest,
   });
   const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
-  const agent = new Agent({ keepAliveTimeout: 1000, ...undiciOptionsFor(transport) });
+  // A service given its own certificate is spoken to over TLS whatever the run's transport.
+  const spoken = rest.tlsCert === undefined ? 'http' : transport === 'http' ? 'https' : transport;
+  const agent = new Agent({ keepAliveTimeout: 1000, ...undiciOptionsFor(spoken) });
   return {
     app,
     url,
