@@ -154,6 +154,9 @@ export class Listeners {
       {
         ...secureContextOptions(tls.pair),
         allowHTTP1: true,
+        // As node:http's own servers do: an answer is not held back waiting for an acknowledgement
+        // (Nagle). node:http2 sets it on its sessions itself; this is for HTTP/1.1 on TLS.
+        noDelay: true,
         // The TLS handshake comes before the request headers, and is bound like them.
         handshakeTimeout: settings.headersTimeoutMs,
         settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: settings.maxHeaderBytes },

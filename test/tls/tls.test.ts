@@ -76,6 +76,7 @@ test('ALPN gives HTTP/2 to a client that offers it and HTTP/1.1 to one that does
     ['POST', '/v1/pets', { ...AUTH, 'content-type': 'application/json' }, '{"name":""}'],
     ['POST', '/v1/pets', { ...AUTH, 'content-type': 'text/plain' }, 'hello'],
     ['GET', '/elsewhere', AUTH],
+    ['GET', `/v1/pets?name=${'a'.repeat(9000)}`, AUTH],
     ['GET', '/healthz', {}],
     ['GET', '/v1/openapi.json', {}],
   ];
@@ -162,6 +163,23 @@ test('over HTTP/2 a body over the limit is 413 without a Connection field; only 
   assert.equal(declared[':status'], 413);
   assert.equal(stream.rstCode, constants.NGHTTP2_NO_ERROR, 'the client is told to stop sending (RFC 9113 §8.1)');
   assert.equal((await h2('GET', '/v1/pets?limit=1', AUTH)).status, 200, 'the session serves on');
+});
+
+test('over HTTP/2 a Content-Length that disagrees with the DATA is a stream error, and nothing is created', async () => {
+  const count = async (): Promise<string> =>
+    String((await h2('GET', '/v1/pets?limit=1', AUTH)).headers['x-total-count']);
+  const before = await count();
+  const body = '{"name":"Framed","categoryId":1}';
+  for (const length of [5, 100]) {
+    const sent = h2(
+      'POST',
+      '/v1/pets',
+      { ...AUTH, 'content-type': 'application/json', 'content-length': String(length) },
+      body,
+    );
+    await assert.rejects(sent, /NGHTTP2_PROTOCOL_ERROR/, String(length));
+  }
+  assert.equal(await count(), before);
 });
 
 test('over HTTP/2, Expect: 100-continue gets its 100 once the body is wanted, and a refusal comes without one', async () => {
