@@ -235,9 +235,10 @@ export class Listeners {
         clearTimeout(force);
         done();
       });
-      // The node:http2 server has it too (Node 20 and later), for its HTTP/1.1 connections; its
+      if (plain) server.closeIdleConnections();
+      // The node:http2 server has it too (for its HTTP/1.1 connections) where Node gives it one; its
       // sessions already had their GOAWAY.
-      (plain ? server : (server as unknown as Pick<Server, 'closeIdleConnections'>)).closeIdleConnections();
+      else (server as Partial<Pick<Server, 'closeIdleConnections'>>).closeIdleConnections?.call(server);
     });
   }
 }
