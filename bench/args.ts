@@ -58,6 +58,10 @@ export interface BenchOptions {
   pets: number | undefined;
   /** Local service only: directory for the service's CPU profile (node --cpu-prof). */
   profileDir: string | undefined;
+  /** Send the load over HTTP/2 (an https --url): each connection a session with -p streams at once. */
+  http2: boolean;
+  /** Accept a certificate no authority vouches for (a self-signed one), for an https --url. */
+  insecure: boolean;
   /** No progress line and no table, only the JSON on stdout (for scripts). */
   quiet: boolean;
   help: boolean;
@@ -84,6 +88,8 @@ Options:
   --pets N             Pets to seed (local: generated log; --url: missing ones created by POST)
   --durability MODE    Local service: always, interval or never [always]
   --profile DIR        Local service: write its CPU profile (node --cpu-prof) into DIR
+  --http2              With an https --url: HTTP/2 (ALPN h2), each connection a session with -p streams
+  -k, --insecure       With an https --url: accept a certificate no authority vouches for (self-signed)
   -q, --quiet          Print only the JSON result on stdout
   -h, --help           Show this help.
 
@@ -97,6 +103,7 @@ Examples:
   npm run bench -- --scenario startup --pets 1000000
   animal-store bench --url http://127.0.0.1:8080/v1 --key "$API_KEY" --scenario get -c 32 -p 4
   animal-store bench --url http://127.0.0.1:8080/v1 --key "$FREE_KEY" --scenario over-limit
+  animal-store bench --url https://127.0.0.1:8443/v1 --key "$API_KEY" --scenario get --http2 -c 4 -p 32 -k
 `;
 
 /** A whole number within [min, max], or a TypeError naming the option. */
@@ -152,6 +159,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       pets: { type: 'string' },
       durability: { type: 'string' },
       profile: { type: 'string' },
+      http2: { type: 'boolean' },
+      insecure: { type: 'boolean', short: 'k' },
       quiet: { type: 'boolean', short: 'q' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -175,6 +184,11 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     throw new TypeError('--profile applies to the local service only; drop it with --url');
   if (url !== undefined && scenario === 'startup')
     throw new TypeError('the startup scenario replays a local log; drop --url');
+  // The local service serves plain HTTP: TLS and HTTP/2 are measured against a deployment that has them.
+  for (const flag of ['http2', 'insecure'] as const) {
+    if (values[flag] === true && (url === undefined || !url.startsWith('https:')))
+      throw new TypeError(`--${flag} needs an https --url, such as https://127.0.0.1:8443/v1`);
+  }
   const key = values.key ?? env.ANIMAL_STORE_BENCH_KEY;
   if (url !== undefined && key === undefined && scenario !== 'unauthorized') {
     throw new TypeError(`--url needs --key (or ANIMAL_STORE_BENCH_KEY) for the ${scenario} scenario`);
@@ -215,6 +229,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     durability: durability as Durability,
     pets: values.pets === undefined ? undefined : wholeNumber(values.pets, '--pets', 0, 100_000_000),
     profileDir: values.profile,
+    http2: values.http2 === true,
+    insecure: values.insecure === true,
     quiet: values.quiet === true,
     help: values.help === true,
   };

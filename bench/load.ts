@@ -6,6 +6,10 @@
 // CPU per answer than a bare node:http server spends on it, so on one core it could not saturate the
 // server it measures; this loop drives as many requests per second as autocannon does.
 // A larger load spreads over worker threads (load-workers.ts), each running this loop.
+// With `http2`, each connection is an HTTP/2 session (node:http2) with up to `pipelining` streams open
+// at once: a general client, so it measures less of the service per generator core than the HTTP/1.1
+// loop does (h2load measures HTTP/2 for docs/performance.md).
+import { type ClientHttp2Session, connect as connectHttp2, type OutgoingHttpHeaders } from 'node:http2';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as connectTls } from 'node:tls';
@@ -25,6 +29,10 @@ export type { RequestSpec, ResponseHeaders } from './wire.js';
 export interface LoadOptions {
   /** Scheme, host and port only (the base path is in each RequestSpec's path). */
   origin: string;
+  /** Send over HTTP/2 (an https origin; ALPN h2): `pipelining` streams at once per connection. */
+  http2?: boolean;
+  /** Accept a certificate no authority vouches for (a self-signed one): https origins only. */
+  insecure?: boolean;
   connections: number;
   pipelining: number;
   durationMs: number | undefined;
@@ -89,6 +97,7 @@ export interface LoadResult {
 }
 
 const MAX_PROBLEMS_KEPT = 10;
+const EMPTY = Buffer.alloc(0);
 
 /** A result with nothing counted yet. */
 export function emptyResult(): LoadResult {
@@ -124,6 +133,16 @@ interface Exchange {
   head: boolean;
   /** Its bytes, to write again when the server closed the connection before reading it. */
   bytes: Buffer;
+  /** What it is, for HTTP/2 (the same object for every request it describes). */
+  spec: RequestSpec;
+}
+
+/** What a run needs of a connection, HTTP/1.1 or HTTP/2. */
+interface LoadConnection {
+  owner: LoadRun;
+  send(exchange: Exchange): void;
+  checkTimeout(nowMs: number, timeoutMs: number): void;
+  close(): void;
 }
 
 /**
@@ -131,10 +150,11 @@ interface Exchange {
  * It reports answers and failures to the run that currently owns it (the warm-up's, then the
  * measured run's).
  */
-class Connection implements ResponseSink {
+class Connection implements ResponseSink, LoadConnection {
   owner: LoadRun;
   readonly #origin: URL;
   readonly #keepHeaders: boolean;
+  readonly #insecure: boolean;
   #socket: Socket | undefined;
   #connected = false;
   #connectStartMs = 0;
@@ -144,10 +164,11 @@ class Connection implements ResponseSink {
   readonly #waiting: Exchange[] = [];
   #closed = false;
 
-  constructor(owner: LoadRun, origin: URL, keepHeaders: boolean) {
+  constructor(owner: LoadRun, origin: URL, keepHeaders: boolean, insecure: boolean) {
     this.owner = owner;
     this.#origin = origin;
     this.#keepHeaders = keepHeaders;
+    this.#insecure = insecure;
   }
 
   send(exchange: Exchange): void {
@@ -172,7 +193,14 @@ class Connection implements ResponseSink {
     const socket =
       origin.protocol === 'https:'
         ? // SNI names a host, never an address (RFC 6066 section 3).
-          connectTls({ host, port, servername: isIP(host) === 0 ? host : '', ALPNProtocols: ['http/1.1'] })
+          connectTls({
+            host,
+            port,
+            servername: isIP(host) === 0 ? host : '',
+            ALPNProtocols: ['http/1.1'],
+            // Left out unless asked: NODE_TLS_REJECT_UNAUTHORIZED keeps its say.
+            ...(this.#insecure && { rejectUnauthorized: false }),
+          })
         : connectTcp({ host, port });
     const parser = new ResponseParser(this, this.#keepHeaders);
     this.#socket = socket;
@@ -266,19 +294,129 @@ class Connection implements ResponseSink {
   }
 }
 
+/**
+ * One HTTP/2 session and the streams open on it, answered in any order. A session the server ended
+ * (GOAWAY, an idle timeout) is opened again for the next request.
+ */
+class Http2Connection implements LoadConnection {
+  owner: LoadRun;
+  readonly #origin: string;
+  readonly #keepHeaders: boolean;
+  readonly #insecure: boolean;
+  readonly #headers: (spec: RequestSpec) => OutgoingHttpHeaders;
+  #session: ClientHttp2Session | undefined;
+  /** In flight, with their streams. */
+  readonly #inFlight = new Map<Exchange, { close(code?: number): void }>();
+  #closed = false;
+
+  constructor(
+    owner: LoadRun,
+    origin: string,
+    keepHeaders: boolean,
+    insecure: boolean,
+    headers: (spec: RequestSpec) => OutgoingHttpHeaders,
+  ) {
+    this.owner = owner;
+    this.#origin = origin;
+    this.#keepHeaders = keepHeaders;
+    this.#insecure = insecure;
+    this.#headers = headers;
+  }
+
+  #open(): ClientHttp2Session {
+    const session = connectHttp2(this.#origin, this.#insecure ? { rejectUnauthorized: false } : {});
+    session.on('error', (error) => {
+      if (session === this.#session) this.#abandon(error, false);
+    });
+    session.on('close', () => {
+      if (session === this.#session) this.#session = undefined;
+    });
+    this.#session = session;
+    return session;
+  }
+
+  send(exchange: Exchange): void {
+    const current = this.#session;
+    const session = current === undefined || current.closed || current.destroyed ? this.#open() : current;
+    const spec = exchange.spec;
+    const stream = session.request(this.#headers(spec), { endStream: spec.body === undefined });
+    exchange.sentMs = performance.now();
+    this.#inFlight.set(exchange, stream);
+    let status = 0;
+    let headers: ResponseHeaders | undefined;
+    let bodyBytes = 0;
+    stream.on('response', (received) => {
+      status = Number(received[':status']);
+      if (this.#keepHeaders) headers = received as ResponseHeaders;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+    });
+    stream.on('end', () => {
+      if (this.#inFlight.delete(exchange)) this.owner.answered(this, exchange, status, headers, bodyBytes);
+    });
+    stream.on('error', (error) => {
+      if (this.#inFlight.delete(exchange)) this.owner.failed(this, error, false);
+    });
+    if (spec.body !== undefined) stream.end(spec.body);
+  }
+
+  checkTimeout(nowMs: number, timeoutMs: number): void {
+    for (const exchange of this.#inFlight.keys()) {
+      if (nowMs - exchange.sentMs < timeoutMs) continue;
+      this.#abandon(new Error(`no answer within ${timeoutMs} ms`), true);
+      return;
+    }
+  }
+
+  /** Ends the session and reports every request on it as failed (or timed out). */
+  #abandon(error: Error, timedOut: boolean): void {
+    const session = this.#session;
+    this.#session = undefined;
+    const lost = this.#inFlight.size;
+    this.#inFlight.clear();
+    session?.destroy();
+    for (let count = 0; count < lost; count++) this.owner.failed(this, error, timedOut);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const session = this.#session;
+    this.#session = undefined;
+    session?.destroy();
+  }
+}
+
 /** The connections of one load test, shared by its warm-up and its measured run. */
 class ConnectionSet {
-  readonly connections: Connection[];
+  readonly connections: LoadConnection[];
   readonly #bytes = new WeakMap<RequestSpec, Buffer>();
+  readonly #http2Headers = new WeakMap<RequestSpec, OutgoingHttpHeaders>();
   readonly #host: string;
 
   constructor(options: LoadOptions, owner: LoadRun) {
     const origin = new URL(options.origin);
     this.#host = origin.host;
-    this.connections = Array.from(
-      { length: options.connections },
-      () => new Connection(owner, origin, options.inspect !== undefined),
+    const keepHeaders = options.inspect !== undefined;
+    const insecure = options.insecure === true;
+    this.connections = Array.from({ length: options.connections }, () =>
+      options.http2 === true
+        ? new Http2Connection(owner, origin.origin, keepHeaders, insecure, (spec) => this.http2HeadersOf(spec))
+        : new Connection(owner, origin, keepHeaders, insecure),
     );
+  }
+
+  /** The HTTP/2 header block of `spec`, made once per spec object. */
+  http2HeadersOf(spec: RequestSpec): OutgoingHttpHeaders {
+    let headers = this.#http2Headers.get(spec);
+    if (headers === undefined) {
+      headers = { ':method': spec.method, ':path': spec.path };
+      for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
+      if (spec.body !== undefined) headers['content-length'] = Buffer.byteLength(spec.body);
+      this.#http2Headers.set(spec, headers);
+    }
+    return headers;
   }
 
   /** The bytes of `spec`, serialised once per spec object. */
@@ -377,7 +515,7 @@ class LoadRun {
   }
 
   /** Sends the next request on `connection` if the run is not over; otherwise lets that slot stop. */
-  #sendNext(connection: Connection): void {
+  #sendNext(connection: LoadConnection): void {
     const index = this.#issued;
     const nowMs = performance.now();
     if (index >= this.#lastIndex || nowMs >= this.#deadlineMs) {
@@ -402,14 +540,15 @@ class LoadRun {
       );
   }
 
-  #send(connection: Connection, index: number, startMs: number): void {
+  #send(connection: LoadConnection, index: number, startMs: number): void {
     const spec = this.#options.nextRequest(index);
-    const bytes = (this.#set as ConnectionSet).bytesOf(spec);
-    connection.send({ startMs, sentMs: startMs, head: spec.method === 'HEAD', bytes });
+    // The HTTP/1.1 bytes are not needed over HTTP/2.
+    const bytes = this.#options.http2 === true ? EMPTY : (this.#set as ConnectionSet).bytesOf(spec);
+    connection.send({ startMs, sentMs: startMs, head: spec.method === 'HEAD', bytes, spec });
   }
 
   answered(
-    connection: Connection,
+    connection: LoadConnection,
     exchange: Exchange,
     status: number,
     headers: ResponseHeaders | undefined,
@@ -443,7 +582,7 @@ class LoadRun {
     this.#sendNext(connection);
   }
 
-  failed(connection: Connection, error: Error, timedOut: boolean): void {
+  failed(connection: LoadConnection, error: Error, timedOut: boolean): void {
     const result = this.result;
     if (timedOut) result.timeouts += 1;
     else result.errors += 1;

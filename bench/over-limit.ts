@@ -5,7 +5,7 @@
 // start a 15-minute ban (README "Rate limits"), so the recovery is measurable in seconds.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
+import { getGlobalDispatcher, request } from 'undici';
 import { AnimalStoreClient, AnimalStoreError, type RetryPolicy } from '../src/client/index.js';
 import { type LoadResult, type ResponseHeaders, runLoad } from './load.js';
 import { LIST_LIMIT, type Target } from './scenarios.js';
@@ -70,8 +70,16 @@ export interface OverLimitResult {
   failures: string[];
 }
 
-/** Drives `target.key` past its limit and checks the answers and the recovery. */
-export async function runOverLimit(target: Target, connections: number, timeoutMs: number): Promise<OverLimitResult> {
+/**
+ * Drives `target.key` past its limit and checks the answers and the recovery; `transport` as the
+ * bench's --http2 and --insecure say.
+ */
+export async function runOverLimit(
+  target: Target,
+  connections: number,
+  timeoutMs: number,
+  transport: { http2?: boolean; insecure?: boolean } = {},
+): Promise<OverLimitResult> {
   const path = `${target.basePath}/pets?limit=${LIST_LIMIT}`;
   const headers = { authorization: `Bearer ${target.key ?? ''}` };
   const probe = await request(`${target.origin}${path}`, { headers });
@@ -85,6 +93,7 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
 
   const drive = await runLoad({
     origin: target.origin,
+    ...transport,
     connections: Math.min(connections, OVER_LIMIT_REFUSALS),
     pipelining: 1,
     amount: remainingBefore + OVER_LIMIT_REFUSALS,
@@ -103,8 +112,10 @@ export async function runOverLimit(target: Target, connections: number, timeoutM
   // with jitter. Its sleep is wrapped only to record the waits it chose.
   const started = performance.now();
   const waitsMs: number[] = [];
+  // Through undici's global dispatcher, which the bench sets for --http2 and --insecure.
   const client = new AnimalStoreClient({
     baseUrl: `${target.origin}${target.basePath}`,
+    ...((transport.http2 === true || transport.insecure === true) && { dispatcher: getGlobalDispatcher() }),
     apiKey: target.key ?? '',
     connections: 1,
     retry: RECOVERY_POLICY,

@@ -12,6 +12,8 @@ export interface RunMeta {
   pipelining: number;
   /** Threads the load was spread over. */
   workers: number;
+  /** Sent over HTTP/2 (each connection a session, `pipelining` streams at once); HTTP/1.1 otherwise. */
+  http2?: boolean;
   durationMs: number | undefined;
   amount: number | undefined;
   ratePerSecond: number | undefined;
@@ -136,7 +138,9 @@ export function formatReport(report: BenchReport): string {
     .join(', ');
   const lines = [
     `Running ${length} test @ ${report.url} — ${report.scenario}: ${report.description}`,
-    `${report.connections} connections${report.pipelining > 1 ? ` with ${report.pipelining} pipelining factor` : ''}` +
+    (report.http2 === true
+      ? `${report.connections} HTTP/2 connections with up to ${report.pipelining} streams each`
+      : `${report.connections} connections${report.pipelining > 1 ? ` with ${report.pipelining} pipelining factor` : ''}`) +
       `${report.workers > 1 ? ` on ${report.workers} threads` : ''}${pacing}`,
     '',
     drawTable([

@@ -4,6 +4,7 @@
 // status the scenario did not expect (or an error, a timeout, a failed check), 2 on a bad option.
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { Agent, setGlobalDispatcher } from 'undici';
 import { BENCH_HELP, type BenchOptions, parseBenchArgs } from './args.js';
 import { runThreadedLoad } from './load-workers.js';
 import { type Progress, runLoad } from './load.js';
@@ -59,6 +60,7 @@ async function seedOverHttp(target: Target, wanted: number, options: BenchOption
   io.printErr(`creating ${formatNumber(missing)} pets on ${target.origin}${target.basePath}\n`);
   const seeded = await runLoad({
     origin: target.origin,
+    insecure: options.insecure,
     connections: SEED_CONNECTIONS,
     pipelining: 1,
     amount: missing,
@@ -94,6 +96,7 @@ async function runScenarioAt(
     connections: options.connections,
     pipelining: options.pipelining,
     workers: options.workers,
+    ...(options.http2 && { http2: true }),
     durationMs: options.durationMs,
     amount: options.amount,
     ratePerSecond: options.ratePerSecond,
@@ -102,7 +105,10 @@ async function runScenarioAt(
   if (options.scenario === 'over-limit') {
     meta.description =
       'a free key driven past its plan; every answer 200 or 429 with rate-limit headers; recovery with backoff';
-    const over = await runOverLimit(target, options.connections, options.timeoutMs);
+    const over = await runOverLimit(target, options.connections, options.timeoutMs, {
+      http2: options.http2,
+      insecure: options.insecure,
+    });
     return buildReport(
       meta,
       over.drive,
@@ -121,6 +127,8 @@ async function runScenarioAt(
   const result = await runThreadedLoad(
     {
       origin: target.origin,
+      http2: options.http2,
+      insecure: options.insecure,
       connections: options.connections,
       pipelining: options.pipelining,
       workers: options.workers,
@@ -178,6 +186,11 @@ export async function runBenchCommand(argv: readonly string[], env: NodeJS.Proce
     if (options.jsonFile !== undefined) await writeFile(options.jsonFile, `${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
+  // The setup requests (undici's global dispatcher) speak as the load does, and trust as it is told.
+  if (options.http2 || options.insecure)
+    setGlobalDispatcher(
+      new Agent({ allowH2: options.http2, ...(options.insecure && { connect: { rejectUnauthorized: false } }) }),
+    );
   let service: LocalService | undefined;
   let report: BenchReport;
   try {

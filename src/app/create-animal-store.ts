@@ -6,6 +6,7 @@ import { type Settings, webhookSettingsOf } from '../config/settings.js';
 import { loadKeys } from '../keys/service-keys.js';
 import type { PrimaryChannel } from '../metrics/cluster-metrics.js';
 import { createService } from '../service/service.js';
+import { TlsCertificates } from '../tls/tls-certificates.js';
 import { createDeliveryTransport } from '../webhooks/delivery-transport.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { createHttpHandler } from './http-handler.js';
@@ -36,6 +37,13 @@ export interface AnimalStore {
   readonly firstKey: string | undefined;
   /** Reads the store's keys again (also done whenever they change, and on SIGUSR2 in `animal-store serve`). */
   reloadKeys(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key again (also done whenever they change, and on SIGUSR2 in
+   * `animal-store serve`): 'reloaded' when the next connections get a new pair, 'unchanged' when the
+   * files hold the pair in force. Rejects naming the file when the pair is bad (the one in force is
+   * kept), or when the service serves no TLS.
+   */
+  reloadTls(): Promise<'reloaded' | 'unchanged'>;
 }
 
 /** The longest a graceful stop waits for webhook attempts in flight. */
@@ -59,6 +67,11 @@ export function createAnimalStore(options: AnimalStoreOptions = {}): Promise<Ani
 export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeHooks): Promise<AnimalStore> {
   const { settings, clock, logger, fixedKeys, limits, createFirstKey } = resolveOptions(options);
   const warn = (line: string, fields?: Record<string, unknown>): void => logger.warn(line, fields);
+  // Read and checked before anything is opened: a bad certificate leaves no data directory behind.
+  const tls =
+    settings.tlsCert === undefined || settings.tlsKey === undefined
+      ? undefined
+      : await TlsCertificates.open({ certPath: settings.tlsCert, keyPath: settings.tlsKey }, logger, () => clock.now());
   // A server this start needs (Redis) is reached before the store is opened, so that a start refused
   // because it cannot be reached leaves no data directory behind. The in-memory limiter is opened after
   // the store: it reads its state from the data directory, once the store holds the directory's lock.
@@ -148,10 +161,15 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
   });
   // Started once the metrics it reports to and the requests it gives way to exist.
   if (settings.webhookDelivery) deliveries.start();
-  const listeners = new Listeners(settings, handler);
+  const listeners = new Listeners(settings, handler, tls);
   let metricsServer: Server | undefined;
   const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {
     const listening = await listeners.listen(listenOptions);
+    // Followed from the first port on: a service that serves nothing has no certificate to renew.
+    if (tls !== undefined && !watchingTls) {
+      watchingTls = true;
+      tls.watch();
+    }
     if (metrics === undefined || settings.metricsPort === undefined || stopAnsweringPrimary !== undefined)
       return listening;
     // Opened with the first API port, on a port of its own.
@@ -164,12 +182,14 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     return { ...listening, metricsUrl };
   };
   let metricsUrl = '';
+  let watchingTls = false;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       accepting = false;
       keys.stopWatching();
+      tls?.close();
       await listeners.drain();
       stopAnsweringPrimary?.();
       if (metricsServer !== undefined) {
@@ -198,5 +218,7 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     settings,
     firstKey: keys.firstKey,
     reloadKeys: keys.reload,
+    reloadTls: () =>
+      tls === undefined ? Promise.reject(new Error('this service serves no TLS: no tlsCert is set')) : tls.reload(),
   };
 }

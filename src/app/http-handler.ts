@@ -54,6 +54,11 @@ export function apiRoutes(service: Service, settings: Settings): Route[] {
   ];
 }
 
+/** The Strict-Transport-Security value of a service serving TLS, unless turned off (max-age 0). */
+export function hstsValue(settings: Settings): string | undefined {
+  return settings.tlsCert !== undefined && settings.hstsMaxAge > 0 ? `max-age=${settings.hstsMaxAge}` : undefined;
+}
+
 /** The `(req, res)` listener of the service. */
 export function createHttpHandler(parts: HttpParts): Dispatcher {
   const { settings, service, logger } = parts;
@@ -90,5 +95,6 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     },
     accessLog: logger.access,
     observe: parts.observe,
+    hsts: hstsValue(settings),
   });
 }

@@ -1,46 +1,120 @@
 // Listening and draining. Only `listen` opens a port; a graceful stop keeps the port open while requests
 // are in flight, so that new ones (a health probe, a load balancer that has not noticed yet) get a prompt
-// 503 instead of a refused connection, then closes the port, and each connection once it has been told
-// to close or has stayed idle (connection-drain.ts).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// 503 instead of a refused connection, then closes the port, and each HTTP/1.1 connection once it has
+// been told to close or has stayed idle (connection-drain.ts).
+//
+// With a certificate (tlsCert, tlsKey) the port serves TLS, and on it HTTP/2 or HTTP/1.1 as the client
+// chooses by ALPN (docs/deployment.md "TLS and HTTP/2"): one node:http2 server whose compatibility API
+// hands the same dispatcher request and response objects shaped like node:http's, while HTTP/1.1
+// connections are served by node:http's own code, with its timeouts and limits. A graceful stop sends
+// every HTTP/2 session a GOAWAY at once (its requests in flight are answered; the client opens a new
+// connection for the next ones), and certificates renewed on disk go to the next connections.
+import type { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, Server, type ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerRequest,
+  Http2ServerResponse,
+  type ServerHttp2Session,
+} from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { assertKnownOptions } from '../config/option-names.js';
 import type { Settings } from '../config/settings.js';
 import { clientErrorListener } from '../http/client-errors.js';
 import { answerConnect } from '../http/connect.js';
 import type { Dispatcher } from '../http/dispatch.js';
+import { boundHttp2Request } from '../http/http2-timeout.js';
+import type { TlsCertificates } from '../tls/tls-certificates.js';
+import type { TlsPair } from '../tls/tls-pair.js';
 import { closeListener, ConnectionDrain } from './connection-drain.js';
+import { hstsValue } from './http-handler.js';
 
 /** How long a stop lets in-flight requests finish before cutting their connections. */
 const CLOSE_GRACE_MS = 10_000;
 /** How often a stopping service looks whether its last request has been answered. */
 const DRAIN_POLL_MS = 10;
+/**
+ * Requests one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). Node's own
+ * default is unbounded; RFC 9113 §6.5.2 advises no fewer than 100, and nginx allows 128. The service's
+ * own bound on work is --max-in-flight, over all connections.
+ */
+export const MAX_CONCURRENT_STREAMS = 128;
 
 /** Where a service listens: its origin (`url`), the API's address (`apiUrl`, url + base path) and the server. */
 export interface Listening {
   url: string;
   apiUrl: string;
-  server: Server;
+  /** A node:http server, or with TLS a node:http2 secure server that also serves HTTP/1.1. */
+  server: Server | Http2SecureServer;
   /** Where GET /metrics is served, when metrics are on (`metricsPort`). */
   metricsUrl?: string;
+}
+
+/** node:http's settings of the HTTP/1.1 connections a node:http2 server with `allowHTTP1` serves. */
+interface Http1Settings {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  maxHeaderSize: number;
+  requireHostHeader: boolean;
+  connectionsCheckingInterval: number;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * `listener` as node:http2 types it. Its compatibility API passes objects of node:http's shape; where
+ * they differ in what the dispatcher uses, src/http/http2.ts deals with it.
+ */
+function asHttp2(listener: Listener): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
+  return listener as unknown as (req: Http2ServerRequest, res: Http2ServerResponse) => void;
 }
 
 /** The servers of one service: opened by `listen`, drained by `drain`. */
 export class Listeners {
   readonly #settings: Settings;
   readonly #handler: Dispatcher;
-  readonly #servers: Server[] = [];
+  readonly #tls: TlsCertificates | undefined;
+  readonly #servers: (Server | Http2SecureServer)[] = [];
+  /** The plain HTTP/1.1 connections, ended one by one at a stop. */
   readonly #connections = new ConnectionDrain();
+  /** Open HTTP/2 sessions: a stop sends each a GOAWAY. */
+  readonly #sessions = new Set<ServerHttp2Session>();
+  /** Open TLS connections, HTTP/2 or HTTP/1.1: what a stop cuts when its grace is over. */
+  readonly #tlsSockets = new Set<Socket>();
+  #draining = false;
 
-  constructor(settings: Settings, handler: Dispatcher) {
+  constructor(settings: Settings, handler: Dispatcher, tls?: TlsCertificates) {
     this.#settings = settings;
     this.#handler = handler;
+    this.#tls = tls;
   }
 
   /** Opens a port (the settings' unless given) and resolves once it listens. */
   async listen(options: { port?: number; host?: string } = {}): Promise<Listening> {
     assertKnownOptions(options, ['port', 'host'], 'listen ');
+    const settings = this.#settings;
+    const tls = this.#tls;
+    const server = tls === undefined ? this.#plainServer() : this.#secureServer(tls);
+    const host = options.host ?? settings.host;
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(options.port ?? settings.port, host, () => {
+        server.off('error', fail);
+        done();
+      });
+    });
+    this.#servers.push(server);
+    const { port } = server.address() as AddressInfo;
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    const url = `${tls === undefined ? 'http' : 'https'}://${shownHost}:${port}`;
+    return { url, apiUrl: `${url}${settings.basePath}`, server };
+  }
+
+  #plainServer(): Server {
     const settings = this.#settings;
     const handler = this.#connections.wrap(this.#handler);
     const server = createServer(
@@ -67,36 +141,126 @@ export class Listeners {
     server.on('checkExpectation', handler);
     // Expect: 100-continue is answered by the dispatcher once it wants the body, not by Node at once.
     server.on('checkContinue', this.#connections.wrap(this.#handler.checkContinue));
-    const host = options.host ?? settings.host;
-    await new Promise<void>((done, fail) => {
-      server.once('error', fail);
-      server.listen(options.port ?? settings.port, host, () => {
-        server.off('error', fail);
-        done();
-      });
+    return server;
+  }
+
+  #secureServer(tls: TlsCertificates): Http2SecureServer {
+    const settings = this.#settings;
+    const handler = this.#handler;
+    const hsts = hstsValue(settings);
+    // Over HTTP/2 the request timeout is the service's own (http2-timeout.ts); over HTTP/1.1, Node's.
+    const bounded =
+      (listener: Listener): Listener =>
+      (req, res) => {
+        if (req.httpVersionMajor === 2) boundHttp2Request(req, res, settings.requestTimeoutMs, hsts);
+        listener(req, res);
+      };
+    const serve = bounded(handler);
+    const server = createSecureServer(
+      {
+        ...secureContextOptions(tls.pair),
+        allowHTTP1: true,
+        // As node:http's own servers do: an answer is not held back waiting for an acknowledgement
+        // (Nagle). node:http2 sets it on its sessions itself; this is for HTTP/1.1 on TLS.
+        noDelay: true,
+        // The TLS handshake comes before the request headers, and is bound like them.
+        handshakeTimeout: settings.headersTimeoutMs,
+        settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: settings.maxHeaderBytes },
+      },
+      asHttp2(serve),
+    );
+    server.maxConnections = settings.maxConnections;
+    // HTTP/1.1 connections are served by node:http's code, which reads its settings from the server.
+    const http1: Http1Settings = {
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      maxHeaderSize: settings.maxHeaderBytes,
+      requireHostHeader: false,
+      connectionsCheckingInterval: 1000,
+    };
+    Object.assign(server, http1);
+    server.on('clientError', clientErrorListener(settings.maxHeaderBytes, hsts));
+    // A failed handshake has no HTTP to answer in: node:http2 would pass it on to `clientError`, whose
+    // answer would be written as plain text into a TLS connection that never opened.
+    server.removeAllListeners('tlsClientError');
+    server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
+    // CONNECT: node:http passes the bare socket, node:http2 a request and a response like any other.
+    const connect = answerConnect(handler);
+    (server as EventEmitter).on('connect', (req: IncomingMessage, second: Duplex | ServerResponse) => {
+      if (second instanceof Http2ServerResponse) serve(req, second as unknown as ServerResponse);
+      else connect(req, second as Duplex);
     });
-    this.#servers.push(server);
-    const { port } = server.address() as AddressInfo;
-    const shownHost = host.includes(':') ? `[${host}]` : host;
-    const url = `http://${shownHost}:${port}`;
-    return { url, apiUrl: `${url}${settings.basePath}`, server };
+    server.on('checkExpectation', asHttp2(serve));
+    server.on('checkContinue', asHttp2(bounded(handler.checkContinue)));
+    server.on('secureConnection', (socket: Socket) => {
+      this.#tlsSockets.add(socket);
+      socket.once('close', () => this.#tlsSockets.delete(socket));
+    });
+    server.on('session', (session: ServerHttp2Session) => this.#openSession(session));
+    // The next connections get a renewed certificate; open ones keep theirs.
+    const stopFollowing = tls.onChange((pair) => server.setSecureContext(secureContextOptions(pair)));
+    server.once('close', stopFollowing);
+    return server;
+  }
+
+  #openSession(session: ServerHttp2Session): void {
+    this.#sessions.add(session);
+    session.once('close', () => this.#sessions.delete(session));
+    // An idle connection is let go as HTTP/1.1's is after its keep-alive timeout; gracefully, so that
+    // a request that is merely slow to answer is still answered.
+    session.setTimeout(this.#settings.keepAliveTimeoutMs, () => session.close());
+    // Opened while the service stops: its first request gets the prompt 503, then the session ends.
+    if (this.#draining) session.once('stream', (stream: Duplex) => stream.once('close', () => session.close()));
   }
 
   /**
-   * The stop: every answer from now on says `Connection: close`; waits (up to CLOSE_GRACE_MS in all)
-   * for the requests in flight, closes the ports, then each connection once it is told or idle; at the
-   * bound, whatever is left is cut.
+   * The stop: every plain HTTP/1.1 answer from now on says `Connection: close`, and every HTTP/2 session
+   * gets a GOAWAY; waits (up to CLOSE_GRACE_MS in all) for the requests in flight, closes the ports,
+   * then each plain connection once it is told or idle; at the bound, whatever is left is cut.
    */
   async drain(): Promise<void> {
+    this.#draining = true;
     const deadlineMs = performance.now() + CLOSE_GRACE_MS;
     this.#connections.begin();
+    // HTTP/2 clients are told at once (GOAWAY) to send no new request on their connection; what they
+    // sent before is answered.
+    for (const session of this.#sessions) session.close();
     while (this.#handler.inFlight() > 0 && performance.now() < deadlineMs) await delay(DRAIN_POLL_MS);
-    const closed = Promise.all(this.#servers.map((server) => closeListener(server)));
+    const plain = this.#servers.filter((server): server is Server => server instanceof Server);
+    const secure = this.#servers.filter((server): server is Http2SecureServer => !(server instanceof Server));
+    const closed = Promise.all([
+      ...plain.map((server) => closeListener(server)),
+      ...secure.map((server) => this.#stopSecureServer(server, Math.max(0, deadlineMs - performance.now()))),
+    ]);
     while (this.#connections.open > 0 && performance.now() < deadlineMs) {
       this.#connections.closeIdle();
       await delay(DRAIN_POLL_MS);
     }
-    for (const server of this.#servers) server.closeAllConnections();
+    for (const server of plain) server.closeAllConnections();
     await closed;
   }
+
+  /** Stops accepting TLS connections, lets in-flight requests finish (for up to `graceMs`), then closes the rest. */
+  #stopSecureServer(server: Http2SecureServer, graceMs: number): Promise<void> {
+    return new Promise((done) => {
+      const force = setTimeout(() => {
+        for (const session of this.#sessions) session.destroy();
+        for (const socket of this.#tlsSockets) socket.destroy();
+      }, graceMs);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        done();
+      });
+      // The node:http2 server has it too (for its HTTP/1.1 connections) where Node gives it one; its
+      // sessions already had their GOAWAY.
+      (server as Partial<Pick<Server, 'closeIdleConnections'>>).closeIdleConnections?.call(server);
+    });
+  }
+}
+
+/** What the TLS context is made of: the certificate (chain) and its key. */
+function secureContextOptions(pair: TlsPair): { cert: Buffer; key: Buffer } {
+  return { cert: pair.cert, key: pair.key };
 }

@@ -73,6 +73,8 @@ export interface PrimaryOptions {
   print: (text: string) => void;
   /** Stop signals the primary handles (and relays to the workers as SIGTERM). */
   signals?: readonly NodeJS.Signals[];
+  /** Signals relayed to every worker as they are (the reload signal: each worker reloads its keys and certificate). */
+  relay?: readonly NodeJS.Signals[];
   now?: () => number;
 }
 
@@ -114,8 +116,16 @@ export function runPrimary(options: PrimaryOptions): Primary {
   });
   let stopTimer: NodeJS.Timeout | undefined;
 
+  const relay = options.relay ?? [];
+  // Only to workers that listen: their handlers are in place (a signal's default action would kill one
+  // still starting), and one still starting reads the files it would reload anyway.
+  const relayToWorkers = (signal: NodeJS.Signals): void => {
+    for (const slot of slots) if (slot.listening) slot.worker.process.kill(signal);
+  };
+
   const done = (): void => {
     for (const signal of signals) process.off(signal, stop);
+    for (const signal of relay) process.off(signal, relayToWorkers);
     if (stopTimer !== undefined) clearTimeout(stopTimer);
     finish(exitCode);
   };
@@ -203,6 +213,7 @@ export function runPrimary(options: PrimaryOptions): Primary {
   }
 
   for (const signal of signals) process.on(signal, stop);
+  for (const signal of relay) process.on(signal, relayToWorkers);
   log.info(`primary pid ${process.pid} starts ${workersText(count)}`);
   for (let index = 0; index < count; index += 1) fork(undefined);
   return { exited, stop };

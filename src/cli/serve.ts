@@ -11,6 +11,8 @@ import { KEYS_RELOAD_SIGNAL } from '../keys/service-keys.js';
 import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';
 import { bufferLines } from '../logging/buffered-lines.js';
 import { createLogger } from '../logging/logger.js';
+import { TLS_RELOAD_SIGNAL } from '../tls/tls-certificates.js';
+import { readTlsPair, TlsFileError } from '../tls/tls-pair.js';
 import { type ListeningMessage, runPrimary, workersRefusal } from './cluster.js';
 import { EXIT_CODES_HELP, parseCommandArgs } from './flags.js';
 import { stopWithParentUnderNpm } from './follow-parent.js';
@@ -61,7 +63,8 @@ ${SETTINGS.map(
 
 Keys: ANIMAL_STORE_KEYS=KEY:PLAN,KEY:enterprise:PER_MINUTE:PER_DAY adds keys besides data/keys.json.
 Signals: SIGTERM, SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop gracefully; ${KEYS_RELOAD_SIGNAL} reloads
-data/keys.json (it is also watched). With --workers, signal the primary (the process started).
+data/keys.json and the TLS files (both are also watched). With --workers, signal the primary (the process
+started): it passes ${KEYS_RELOAD_SIGNAL} on to every worker.
 
 Examples:
   animal-store serve
@@ -153,6 +156,12 @@ export async function runServe(
   // a first key behind that nobody was shown (nothing is left half-created). A worker's primary tried it.
   if (cluster.isPrimary) await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
   if (cluster.isPrimary && workers > 1) {
+    // Checked here too, so that a bad certificate stops the start with its one line rather than with
+    // every worker failing in turn.
+    if (options.tlsCert !== undefined && options.tlsKey !== undefined)
+      await readTlsPair({ certPath: options.tlsCert, keyPath: options.tlsKey }).catch((error: unknown) => {
+        throw error instanceof TlsFileError ? new UsageError(error.message) : error;
+      });
     // The primary owns the metrics port and answers each scrape with every worker's metrics summed,
     // opened before any worker starts, so that a port in use stops the start as the API's does.
     if (options.metricsPort !== undefined) {
@@ -167,6 +176,7 @@ export async function runServe(
       log: { info: (line) => logger.info(line), warn: (line) => logger.warn(line) },
       print,
       signals: STOP_SIGNALS,
+      relay: [...new Set<NodeJS.Signals>([RELOAD_SIGNAL, TLS_RELOAD_SIGNAL])],
     });
     stopWithParentUnderNpm(env, (line) => logger.warn(line), primary.stop);
     const code = await primary.exited;
@@ -177,6 +187,7 @@ export async function runServe(
   const hooks = cluster.isWorker ? { metricsToPrimary: process } : {};
   const app = await openAnimalStore({ ...options, logger, createFirstKey: true }, hooks).catch((error: unknown) => {
     if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
+    if (error instanceof TlsFileError) throw new UsageError(error.message);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
   let address: Awaited<ReturnType<typeof app.listen>>;
@@ -228,6 +239,20 @@ export async function runServe(
         ),
     );
   });
+  if (app.settings.tlsCert !== undefined) {
+    process.on(TLS_RELOAD_SIGNAL, () => {
+      app.reloadTls().then(
+        (outcome) =>
+          logger.info(
+            `TLS files read on ${TLS_RELOAD_SIGNAL}: ${outcome === 'reloaded' ? 'new connections get the new certificate' : 'unchanged'}`,
+          ),
+        (error: unknown) =>
+          logger.error(
+            `TLS certificate not reloaded on ${TLS_RELOAD_SIGNAL}, the one in force is kept: ${(error as Error).message}`,
+          ),
+      );
+    });
+  }
   // Said only once the signal handlers are in place: a signal sent the moment the line is read (a
   // supervisor, a test, a quick Ctrl-C) would otherwise meet the default action and kill the process
   // without a graceful stop. A worker's primary prints the line once every worker listens.

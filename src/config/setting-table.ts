@@ -2,7 +2,7 @@
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
 import { type LimiterOptions, MAX_REFUSALS_BEFORE_BAN } from '../limits/index.js';
-import { MAX_WEBHOOK_MS } from './setting-values.js';
+import { MAX_HSTS_MAX_AGE, MAX_WEBHOOK_MS } from './setting-values.js';
 import type { ServeOnlySettings, Settings } from './settings.js';
 
 /** How a setting's text (flag or environment) becomes a value. */
@@ -10,6 +10,7 @@ type Kind =
   | 'msList'
   | 'port'
   | 'integer'
+  | 'seconds'
   | 'string'
   | 'path'
   | 'basePath'
@@ -30,7 +31,7 @@ interface SettingRow {
   env: string;
   kind: Kind;
   description: string;
-  /** Largest value of an `integer` setting given as text; unbounded when absent. */
+  /** Largest value of an `integer` or `seconds` setting given as text; unbounded when absent. */
   max?: number;
 }
 
@@ -70,6 +71,28 @@ export const SETTINGS: readonly Setting[] = [
     description: 'TCP port to listen on (0 picks a free one).',
   },
   { option: 'host', flag: '--host', env: 'ANIMAL_STORE_HOST', kind: 'string', description: 'Address to listen on.' },
+  {
+    option: 'tlsCert',
+    flag: '--tls-cert',
+    env: 'ANIMAL_STORE_TLS_CERT',
+    kind: 'path',
+    description: 'PEM certificate (chain) file: serve HTTPS, HTTP/2 and HTTP/1.1 on the port (needs --tls-key).',
+  },
+  {
+    option: 'tlsKey',
+    flag: '--tls-key',
+    env: 'ANIMAL_STORE_TLS_KEY',
+    kind: 'path',
+    description: 'PEM private key file of --tls-cert. Both files are reloaded when they change and on SIGUSR2.',
+  },
+  {
+    option: 'hstsMaxAge',
+    flag: '--hsts-max-age',
+    env: 'ANIMAL_STORE_HSTS_MAX_AGE',
+    kind: 'seconds',
+    max: MAX_HSTS_MAX_AGE,
+    description: 'Strict-Transport-Security max-age sent over TLS, in seconds (0: no such header).',
+  },
   {
     option: 'dataDir',
     flag: '--data-dir',

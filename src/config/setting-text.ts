@@ -25,6 +25,13 @@ export function parseSettingText(setting: Setting, text: string, source: string)
     }
     case 'integer':
       return parseIntegerText(text, source, setting.max);
+    case 'seconds': {
+      const max = setting.max ?? Number.MAX_SAFE_INTEGER;
+      const value = /^[0-9]{1,15}$/.test(text) ? Number(text) : Number.NaN;
+      if (!(value <= max))
+        throw new TypeError(`${source} must be a whole number of seconds from 0 to ${max}, not "${text}"`);
+      return value;
+    }
     case 'msList': {
       const waits = text.split(',').map((item) => item.trim());
       if (waits.length > MAX_WEBHOOK_RETRIES || waits.some((item) => !/^[0-9]+$/.test(item)))

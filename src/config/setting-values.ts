@@ -36,3 +36,6 @@ export function isHttpUrl(value: unknown): value is string {
 export const MAX_WEBHOOK_MS = 366 * 86_400_000;
 /** Most webhook retries: the default schedule has seven. */
 export const MAX_WEBHOOK_RETRIES = 100;
+
+/** Largest Strict-Transport-Security max-age settable, in seconds: ten years, far past any advice. */
+export const MAX_HSTS_MAX_AGE = 10 * 31_536_000;

@@ -10,6 +10,7 @@ import {
   isDatabaseUrl,
   isHttpUrl,
   isRedisUrl,
+  MAX_HSTS_MAX_AGE,
   MAX_WEBHOOK_MS,
   MAX_WEBHOOK_RETRIES,
 } from './setting-values.js';
@@ -26,6 +27,12 @@ export const SERVE_ONLY_DEFAULTS: ServeOnlySettings = { workers: 1 };
 export interface Settings {
   host: string;
   port: number;
+  /** A PEM certificate (chain) file: with `tlsKey`, the port serves HTTPS, HTTP/2 and HTTP/1.1 by ALPN. */
+  tlsCert: string | undefined;
+  /** The PEM private key file of `tlsCert`. */
+  tlsKey: string | undefined;
+  /** Strict-Transport-Security max-age (seconds) sent on every answer over TLS; 0 sends none. */
+  hstsMaxAge: number;
   /** Where data lives; `undefined` keeps everything in memory (library use only). */
   dataDir: string | undefined;
   basePath: string;
@@ -88,6 +95,10 @@ export interface Settings {
 export const DEFAULT_SETTINGS: Settings = {
   host: '127.0.0.1',
   port: 8080,
+  tlsCert: undefined,
+  tlsKey: undefined,
+  // A year: what the HSTS preload list asks for, and long enough to outlast a client's visits.
+  hstsMaxAge: 31_536_000,
   dataDir: undefined,
   basePath: '/v1',
   maxBodyBytes: 64 * 1024,
@@ -184,6 +195,18 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   }
   if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535)
     throw new TypeError('option port must be a whole number from 0 to 65535');
+  for (const name of ['tlsCert', 'tlsKey'] as const) {
+    const value = settings[name];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0))
+      throw new TypeError(`option ${name} must be the path of a PEM file`);
+  }
+  // A certificate without its key (or a key alone) cannot serve TLS: refused rather than served as plain HTTP.
+  if ((settings.tlsCert === undefined) !== (settings.tlsKey === undefined)) {
+    const [given, missing] = settings.tlsCert === undefined ? ['tlsKey', 'tlsCert'] : ['tlsCert', 'tlsKey'];
+    throw new TypeError(`option ${given} needs ${missing} too: TLS takes a certificate and its private key`);
+  }
+  if (!Number.isSafeInteger(settings.hstsMaxAge) || settings.hstsMaxAge < 0 || settings.hstsMaxAge > MAX_HSTS_MAX_AGE)
+    throw new TypeError(`option hstsMaxAge must be a whole number of seconds from 0 (none) to ${MAX_HSTS_MAX_AGE}`);
   if (
     settings.metricsPort !== undefined &&
     (!Number.isSafeInteger(settings.metricsPort) || settings.metricsPort < 0 || settings.metricsPort > 65535)

@@ -1,7 +1,8 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
 // X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../core/errors.js';
+import { sendOverHttp2 } from './http2.js';
 import { requestIdOf } from './request-id.js';
 import type { ResponseHeaders } from './response-headers.js';
 
@@ -11,6 +12,11 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export function sendJson(res: ServerResponse, status: number, body: string, headers: ResponseHeaders): void {
   headers.set('content-type', JSON_CONTENT_TYPE);
   headers.set('content-length', String(Buffer.byteLength(body)));
+  // A response made up without its request (a test's, an embedding program's) is HTTP/1's.
+  if ((res.req as IncomingMessage | undefined)?.httpVersionMajor === 2) {
+    sendOverHttp2(res, status, body, headers);
+    return;
+  }
   res.writeHead(status, headers.list);
   res.end(body);
 }
@@ -22,10 +28,14 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Respons
   sendJson(res, error.status, errorBody(error.code, error.message, error.details), headers);
 }
 
-/** The raw bytes of an error answer, for a socket Node took away from the request/response API. */
+/**
+ * The raw bytes of an error answer, for a socket Node took away from the request/response API;
+ * `extraFields` are whole header lines (`Strict-Transport-Security: max-age=…\r\n`).
+ */
 export function rawErrorResponse(
   code: 'bad_request' | 'request_timeout' | 'uri_too_long' | 'headers_too_large',
   message?: string,
+  extraFields = '',
 ): string {
   const { status } = ERRORS[code];
   const body = errorBody(code, message ?? ERRORS[code].message);
@@ -35,5 +45,5 @@ export function rawErrorResponse(
     414: 'URI Too Long',
     431: 'Request Header Fields Too Large',
   }[status];
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\n${extraFields}Connection: close\r\n\r\n${body}`;
 }

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
 import { type ApiKey, isWellFormedKey } from '../keys/api-key.js';
 import { countHeader } from './headers.js';
+import { connectionOf } from './http2.js';
 
 /** The same message for every key that cannot be used: it must not tell which of them it was. */
 const INVALID_KEY_MESSAGE =
@@ -44,7 +45,7 @@ export function authenticate(req: IncomingMessage, keys: KeyLookup): ApiKey {
   // Node keeps the first of several Authorization fields; a request that sends more is refused.
   const single = countHeader(req, 'authorization') === 1;
   // A request made up by an embedding program may come without a socket: it is checked in full.
-  const connection: object | null = req.socket ?? null;
+  const connection = connectionOf(req);
   const last = connection === null ? undefined : lastCredential.get(connection);
   if (single && last !== undefined && last.header === header && last.generation === keys.generation) return last.key;
   const generation = keys.generation;

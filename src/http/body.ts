@@ -3,6 +3,8 @@
 // then strict UTF-8 and JSON.parse (README "Errors").
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
+import { wasTimedOut } from './client-errors.js';
+import { bodyWithoutLength } from './http2.js';
 import { assertSentOnce } from './request-checks.js';
 
 /** Media types a JSON body may be sent as; PATCH adds `application/merge-patch+json` (RFC 7396). */
@@ -41,10 +43,10 @@ export function isJsonContentType(header: string, mediaTypes: readonly string[] 
   return charsets <= 1;
 }
 
-/** Does `req` announce a body: a Content-Length above 0, or a Transfer-Encoding (chunked)? */
+/** Does `req` announce a body: a Content-Length above 0, or one without a length (chunked, or HTTP/2 DATA)? */
 export function announcesBody(req: IncomingMessage): boolean {
   const declared = req.headers['content-length'];
-  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > 0;
+  return declared === undefined ? bodyWithoutLength(req) : Number(declared) > 0;
 }
 
 /** The fields a request with a body must not repeat, in the order they are checked. */
@@ -105,7 +107,7 @@ async function readTypedBytes(req: IncomingMessage, maxBytes: number, mediaTypes
     if (declaredBytes === 0) return EMPTY;
     if (!jsonTyped) throw unsupportedMediaType(contentType, mediaTypes);
     if (declaredBytes > maxBytes) throw tooLarge(maxBytes);
-  } else if (req.headers['transfer-encoding'] === undefined) {
+  } else if (!bodyWithoutLength(req)) {
     return EMPTY;
   }
   // A chunked body of another media type is refused at its first byte; an empty one reads as empty.
@@ -138,7 +140,8 @@ function readBytes(
         return;
       }
       if (received > maxBytes) {
-        // Stop here: the answer goes out with "Connection: close" and the rest is never buffered.
+        // Stop here: the answer goes out with "Connection: close" (over HTTP/2, its stream is closed
+        // after it) and the rest is never buffered.
         cleanup();
         req.pause();
         reject(tooLarge(maxBytes));
@@ -148,6 +151,12 @@ function readBytes(
     };
     const onEnd = (): void => {
       cleanup();
+      // An HTTP/2 stream the request timeout closed ends its request as if the body were whole: what
+      // arrived is not the body (over HTTP/1.1, Node destroys the socket and no end comes).
+      if (wasTimedOut(req)) {
+        reject(new ClientGoneError());
+        return;
+      }
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
     };
     const onGone = (): void => {
@@ -156,7 +165,8 @@ function readBytes(
     };
     // A connection Node destroyed while the request waited (its limiter or Idempotency-Key claim on a
     // server across the network) emits nothing more: without this check the read would wait forever.
-    if (req.destroyed) {
+    // So does an HTTP/2 stream closed meanwhile: Node drained its request to the end, unread.
+    if (req.destroyed || req.readableEnded) {
       reject(new ClientGoneError());
       return;
     }

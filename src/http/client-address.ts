@@ -3,6 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { isIPv6 } from 'node:net';
+import { remoteAddressOf } from './http2.js';
 
 /**
  * An IPv6 client usually holds a whole /64, so keying by full address would let one client fill the
@@ -33,5 +34,5 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
     const last = typeof forwarded === 'string' ? forwarded.split(',').pop()?.trim() : undefined;
     if (last !== undefined && last.length > 0) return addressKey(last);
   }
-  return addressKey(req.socket.remoteAddress ?? 'unknown');
+  return addressKey(remoteAddressOf(req) ?? 'unknown');
 }

@@ -1,25 +1,30 @@
 // HTTP that Node refuses before the service sees a request (README "How the API behaves"): it is answered with
 // the JSON error body where the socket can still take one, then closed. No key is charged for it.
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { rawErrorResponse } from './answers.js';
 
+/** The message of the 408 for a request whose headers or body were not received in time. */
+export const REQUEST_TIMEOUT_MESSAGE =
+  'The request headers or body were not received in time; send the whole request promptly';
+
 /** Node's error codes for a request it could not parse, mapped to the contract's answers. */
-function answerFor(code: string | undefined, maxHeaderBytes: number): string {
+function answerFor(code: string | undefined, maxHeaderBytes: number, extraFields: string): string {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return rawErrorResponse(
         'headers_too_large',
         `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`,
+        extraFields,
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawErrorResponse(
-        'request_timeout',
-        'The request headers or body were not received in time; send the whole request promptly',
-      );
+      return rawErrorResponse('request_timeout', REQUEST_TIMEOUT_MESSAGE, extraFields);
     default:
       return rawErrorResponse(
         'bad_request',
         'The request is not valid HTTP/1.1 (RFC 9112); check the request line, headers and framing',
+        extraFields,
       );
   }
 }
@@ -30,20 +35,30 @@ function describeBytes(bytes: number): string {
 }
 
 /**
- * Connections Node cut off with 408 for a slow request. One whose headers were in is already being
- * served: the dispatcher looks here when its body stops arriving, to take back the key's token, since a
- * 408 counts against no key (README "How the API behaves").
+ * Connections Node cut off with 408 for a slow request (HTTP/1), and HTTP/2 requests the service cut
+ * off likewise (http2-timeout.ts). One whose headers were in is already being served: the dispatcher
+ * looks here when its body stops arriving, to take back the key's token, since a 408 counts against no
+ * key (README "How the API behaves").
  */
-const timedOut = new WeakSet<Socket>();
+const timedOut = new WeakSet<object>();
 
-/** Was the request on `socket` cut off by Node's request timeout? */
-export function wasTimedOut(socket: Socket): boolean {
-  return timedOut.has(socket);
+/** Was `req` (or, over HTTP/1, the connection it came on) cut off by the request timeout? */
+export function wasTimedOut(req: IncomingMessage): boolean {
+  // An HTTP/2 request's `socket` is a proxy made on demand: the request itself is what is noted.
+  return timedOut.has(req) || (req.httpVersionMajor !== 2 && timedOut.has(req.socket));
 }
 
-/** The server's `clientError` listener, for a server whose request heads may be `maxHeaderBytes` long. */
+/** Notes that the HTTP/2 request `req` was cut off by the request timeout. */
+export function noteTimedOut(req: IncomingMessage): void {
+  timedOut.add(req);
+}
+
+/**
+ * The server's `clientError` listener, for a server whose request heads may be `maxHeaderBytes` long;
+ * `hsts` is the Strict-Transport-Security value its answers over TLS carry, if any.
+ */
 export const clientErrorListener =
-  (maxHeaderBytes: number) =>
+  (maxHeaderBytes: number, hsts?: string) =>
   (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
     // A reset or an already-answered socket has nobody left to tell.
@@ -52,7 +67,8 @@ export const clientErrorListener =
       socket.destroy();
       return;
     }
-    socket.end(answerFor(error.code, maxHeaderBytes));
+    const secure = hsts !== undefined && (socket as TLSSocket).encrypted === true;
+    socket.end(answerFor(error.code, maxHeaderBytes, secure ? `Strict-Transport-Security: ${hsts}\r\n` : ''));
     // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
     // must not go on sending a request it was told has failed, and the request being served ends now.
     socket.destroySoon();

@@ -7,8 +7,8 @@
 //   Idempotency-Key claim (400)            idempotency-key.ts
 //   input: 100 Continue, body (400/413/415)   request-input.ts
 //   the route, the answer (error-answer.ts for failures), the access line (access-line.ts)
-// Every API answer carries the limiter's fields; every answer carries X-Request-Id. The operational
-// endpoints need no key and count against no limit.
+// Every API answer carries the limiter's fields; every answer carries X-Request-Id, and over TLS
+// Strict-Transport-Security. The operational endpoints need no key and count against no limit.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPending } from '../core/awaitable.js';
 import type { Clock } from '../core/clock.js';
@@ -25,6 +25,7 @@ import { wasTimedOut } from './client-errors.js';
 import type { CorsPolicy } from './cors.js';
 import type { DocsPage } from './docs-page.js';
 import { answerError } from './error-answer.js';
+import { isSecure } from './http2.js';
 import { type Arrive, IdempotencyKeys } from './idempotency-key.js';
 import { OperationalEndpoints, sendNotServed } from './operational.js';
 import { requestFault } from './request-checks.js';
@@ -70,6 +71,8 @@ export interface DispatchContext {
   accessLog?: ((entry: AccessEntry) => void) | undefined;
   /** Told of every answered request, refusal and shed request (metrics); none by default. */
   observe?: RequestObserver | undefined;
+  /** The Strict-Transport-Security value every answer over TLS carries (RFC 6797); none when undefined. */
+  hsts?: string | undefined;
 }
 
 /** The `(req, res)` listener, and how many API requests it has not yet answered (a graceful stop waits for 0). */
@@ -86,7 +89,7 @@ export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) &
 
 /** Builds the dispatcher. */
 export function createDispatcher(context: DispatchContext): Dispatcher {
-  const { basePath, cors, logError } = context;
+  const { basePath, cors, logError, hsts } = context;
   const access = new AccessLine(context.accessLog, context.observe);
   const operational = new OperationalEndpoints({
     basePath,
@@ -151,7 +154,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       sendJson(res, idempotencyKeys.statusOf(answer, claim, headers), answer.body, headers);
     } catch (error) {
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
-      if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
+      if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req)) {
         try {
           await admission.refund(key);
         } catch (refundError) {
@@ -170,6 +173,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     const startedMs = access.start();
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers = new ResponseHeaders(requestId);
+    if (hsts !== undefined && isSecure(req)) headers.set('strict-transport-security', hsts);
     const fault = requestFault(req, context.maxUrlBytes);
     if (fault !== undefined) {
       sendError(res, fault.error, headers);

@@ -19,7 +19,7 @@ export function answerError(
 ): void {
   if (error instanceof ClientGoneError) {
     // For the access log: Node's 408, or nginx's 499 for a client that closed before its answer.
-    res.statusCode = wasTimedOut(req.socket) ? 408 : 499;
+    res.statusCode = wasTimedOut(req) ? 408 : 499;
     res.destroy();
     return;
   }

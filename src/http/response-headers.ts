@@ -30,6 +30,17 @@ export class ResponseHeaders {
     fields.push(name, value);
   }
 
+  /** Removes the field `name` (lower-case), if it is set. */
+  remove(name: string): void {
+    const fields = this.#fields;
+    for (let index = 0; index < fields.length; index += 2) {
+      if (fields[index] === name) {
+        fields.splice(index, 2);
+        return;
+      }
+    }
+  }
+
   /** Sets every field of `record` (lower-case names). */
   setAll(record: Readonly<Record<string, string>>): void {
     for (const name in record) this.set(name, record[name] as string);

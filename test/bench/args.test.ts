@@ -113,3 +113,21 @@ test('every example of --help is a command line the parser takes', () => {
     assert.doesNotThrow(() => parseBenchArgs(words.slice(prefix.length)), line);
   }
 });
+
+test('--http2 and -k (--insecure) are for an https --url, and off unless given', () => {
+  const plain = parseBenchArgs(['--url', 'https://127.0.0.1:8443/v1', '--key', 'k']);
+  assert.equal(plain.http2, false);
+  assert.equal(plain.insecure, false);
+  const both = parseBenchArgs(['--url', 'https://127.0.0.1:8443/v1', '--key', 'k', '--http2', '-k']);
+  assert.equal(both.http2, true);
+  assert.equal(both.insecure, true);
+  for (const flag of ['--http2', '--insecure']) {
+    assert.throws(() => parseBenchArgs([flag]), new RegExp(`^TypeError: ${flag} needs an https --url`));
+    assert.throws(
+      () => parseBenchArgs(['--url', 'http://127.0.0.1:8080/v1', '--key', 'k', flag]),
+      new RegExp(`^TypeError: ${flag} needs an https --url`),
+    );
+  }
+  assert.match(BENCH_HELP, /--http2 +With an https --url/);
+  assert.match(BENCH_HELP, /-k, --insecure +With an https --url/);
+});

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
+import { createSecureServer } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { type LoadOptions, runLoad } from '../../bench/load.js';
 import { freePort } from '../helpers/ports.js';
+import { TEST_PAIRS } from '../helpers/transport.js';
 
 /** Listens on a free loopback port; `close` ends the server and every connection it still has. */
 async function listening(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
@@ -143,6 +145,51 @@ test('an abort stops sending: what was sent is answered, nothing more goes out',
     const result = await runLoad(loadOf(api.origin, { amount: 1000, stopSignal: stop.signal }));
     assert.ok(result.completed >= 10 && result.completed <= 12, `${result.completed} answered`);
     assert.equal(requests, result.completed);
+  } finally {
+    await api.close();
+  }
+});
+
+test('http2 with insecure: streams on HTTP/2 sessions to a self-signed server, every request answered once; without insecure, refused', async () => {
+  let overHttp2 = 0;
+  const server = createSecureServer(
+    { allowHTTP1: true, cert: readFileSync(TEST_PAIRS.first.cert), key: readFileSync(TEST_PAIRS.first.key) },
+    (request, response) => {
+      if (request.httpVersion === '2.0') overHttp2 += 1;
+      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-length': '2' }).end('[]');
+    },
+  );
+  const api = await listening(server as unknown as Server);
+  try {
+    const origin = api.origin.replace('http:', 'https:');
+    const post = {
+      method: 'POST' as const,
+      path: '/v1/pets',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    };
+    const result = await runLoad(
+      loadOf(origin, {
+        http2: true,
+        insecure: true,
+        amount: 40,
+        pipelining: 8,
+        nextRequest: (index) => (index % 2 === 0 ? post : { method: 'GET', path: '/v1/pets', headers: {} }),
+        expectedStatuses: new Set([200, 201]),
+      }),
+    );
+    assert.equal(result.completed, 40, result.problems.join('; '));
+    assert.deepEqual(result.statusCounts, { 200: 20, 201: 20 });
+    assert.equal(result.bodyBytes, 80);
+    assert.equal(overHttp2, 40);
+    const refused = await runLoad(loadOf(origin, { http2: true, amount: 4 }));
+    assert.equal(refused.completed, 0);
+    assert.equal(refused.errors, 4);
+    assert.match(refused.problems[0] ?? '', /self-signed certificate/);
+    // The same over HTTP/1.1 on TLS: insecure trusts it there too.
+    const overHttp1 = await runLoad(loadOf(origin, { insecure: true, amount: 10 }));
+    assert.equal(overHttp1.completed, 10, overHttp1.problems.join('; '));
+    assert.equal(overHttp2, 40, 'HTTP/1.1 unless asked');
   } finally {
     await api.close();
   }

@@ -77,7 +77,7 @@ export async function waitForMatch(
 export async function waitForListening(child: Child, timeoutMs = 20_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const match = /listening on (http:\/\/\S+)/.exec(child.stdout());
+    const match = /listening on (https?:\/\/\S+)/.exec(child.stdout());
     if (match !== null) return match[1] as string;
     if (child.process.exitCode !== null) throw new Error(`exited ${child.process.exitCode}: ${child.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

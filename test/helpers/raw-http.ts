@@ -1,11 +1,11 @@
-// Raw bytes over a socket, for requests no well-behaved client would send (smuggling shapes, bad syntax).
-import { connect } from 'node:net';
+// Raw bytes over a socket, for requests no well-behaved client would send (smuggling shapes, bad syntax);
+// over TLS (HTTP/1.1 by ALPN) for an https address.
+import { connectRaw } from './transport.js';
 
 /** Sends `bytes` to `url`'s host and port, and resolves with everything received until the server closes or `waitMs` pass. */
 export function sendRaw(url: string, bytes: string, waitMs = 2000): Promise<string> {
-  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
+    const socket = connectRaw(url);
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => socket.destroy(), waitMs);
     socket.on('data', (chunk) => chunks.push(chunk));

@@ -7,6 +7,7 @@ import { type AnimalStore, type AnimalStoreOptions, createAnimalStore } from '..
 import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { CONTRACT_DATABASE_VARIABLE, createTestSchema } from './postgres.js';
 import { CONTRACT_REDIS_VARIABLE, freshPrefix } from './redis.js';
+import { serviceOptionsFor, testTransport, undiciOptionsFor } from './transport.js';
 
 /** A key every test server accepts (enterprise, so limits stay out of the way unless a test wants them). */
 export const TEST_KEY = 'test-key-0123456789abcdef';
@@ -27,9 +28,15 @@ export interface TestServer {
  */
 const prefixOfDataDir = new Map<string, string>();
 
-/** Starts a service on 127.0.0.1:0; with `onDisk`, in a fresh temporary data directory. */
+/**
+ * Starts a service on 127.0.0.1:0; with `onDisk`, in a fresh temporary data directory. Over the run's
+ * transport (transport.ts): with the first test certificate for https and h2, and an agent that speaks
+ * it.
+ */
 export async function startServer(options: AnimalStoreOptions & { onDisk?: boolean } = {}): Promise<TestServer> {
   const { onDisk = false, ...rest } = options;
+  const transport = testTransport();
+  if (rest.tlsCert === undefined && rest.tlsKey === undefined) Object.assign(rest, serviceOptionsFor(transport));
   const dataDir = onDisk ? await mkdtemp(join(tmpdir(), 'animal-store-test-')) : undefined;
   // The contract suite on PostgreSQL: every service a test starts gets a fresh schema of its own.
   const contractDatabase = process.env[CONTRACT_DATABASE_VARIABLE];
@@ -53,7 +60,9 @@ export async function startServer(options: AnimalStoreOptions & { onDisk?: boole
     ...rest,
   });
   const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
-  const agent = new Agent({ keepAliveTimeout: 1000 });
+  // A service given its own certificate is spoken to over TLS whatever the run's transport.
+  const spoken = rest.tlsCert === undefined ? 'http' : transport === 'http' ? 'https' : transport;
+  const agent = new Agent({ keepAliveTimeout: 1000, ...undiciOptionsFor(spoken) });
   return {
     app,
     url,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from 'undici';
 import { call, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { paddedFieldsArrive, testTransport, undiciOptionsFor } from '../helpers/transport.js';
 
 let server: TestServer;
 before(async () => {
@@ -21,7 +22,8 @@ test('malformed, unknown and wrong-scheme credentials get the same answer byte f
   const bodies = new Set<string>();
   for (const authorization of [
     'Bearer',
-    'Bearer ',
+    // Over HTTP/2 a value ending in white space is dropped as malformed: no key at all (the next test).
+    ...(paddedFieldsArrive() ? ['Bearer '] : []),
     'Basic dXNlcjpwYXNz',
     'Bearer short',
     'Bearer unknown-key-0123456789',
@@ -51,11 +53,15 @@ test('a tab inside the key, or in place of the space after Bearer, is a malforme
     assert.equal(reply.status, 401, JSON.stringify(authorization));
     assert.equal(reply.text, plain.text, JSON.stringify(authorization));
   }
-  // A tab after the key is trailing white space, which HTTP strips from every field value (RFC 9110 section 5.5).
-  assert.equal(
-    (await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${TEST_KEY}\t` } })).status,
-    200,
-  );
+  // A tab after the key is trailing white space, which HTTP/1.1 strips from every field value (RFC 9110
+  // section 5.5). Over HTTP/2 such a value is malformed (RFC 9113 section 8.2.1) and the field is
+  // dropped before the service sees it: the request has no key.
+  const padded = await call(server, 'GET', '/v1/pets', { headers: { authorization: `Bearer ${TEST_KEY}\t` } });
+  if (paddedFieldsArrive()) assert.equal(padded.status, 200);
+  else {
+    assert.equal(padded.status, 401);
+    assert.equal(padded.headers['www-authenticate'], 'Bearer realm="animal-store"');
+  }
 });
 
 test('the scheme is case-insensitive and may be followed by several spaces', async () => {
@@ -80,7 +86,7 @@ test('a key in the query string does not authenticate', async () => {
 
 test('on one kept-alive connection, every request is checked: a remembered key does not cover a changed or repeated header', async () => {
   // One connection for every request below: a Client keeps a single socket.
-  const client = new Client(server.url, { pipelining: 1 });
+  const client = new Client(server.url, { pipelining: 1, ...undiciOptionsFor(testTransport()) });
   const statusOf = async (authorization: string | string[]): Promise<number> => {
     const reply = await client.request({ method: 'GET', path: '/v1/pets?limit=1', headers: { authorization } });
     await reply.body.dump();

@@ -9,6 +9,7 @@ import { createAnimalStore } from '../../src/app/create-animal-store.js';
 import { QUIET_LOGGER } from '../../src/logging/logger.js';
 import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { rawHttp1Only } from '../helpers/transport.js';
 
 let server: TestServer;
 before(async () => {
@@ -253,19 +254,23 @@ test('X-Request-Id is echoed when it is 1 to 128 safe characters, replaced other
   }
 });
 
-test('dot segments are not removed: /v1/pets/.. and /v1/pets/%2e%2e are malformed petIds', async () => {
-  // Sent raw: a WHATWG URL client would resolve the dot segments before sending.
-  for (const path of ['/v1/pets/..', '/v1/pets/%2e%2e', '/v1/pets/.']) {
-    const raw = await sendRaw(
+test(
+  'dot segments are not removed: /v1/pets/.. and /v1/pets/%2e%2e are malformed petIds',
+  { skip: rawHttp1Only() },
+  async () => {
+    // Sent raw: a WHATWG URL client would resolve the dot segments before sending.
+    for (const path of ['/v1/pets/..', '/v1/pets/%2e%2e', '/v1/pets/.']) {
+      const raw = await sendRaw(
+        server.url,
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.deepEqual(statusesIn(raw), [400], path);
+      assert.match(raw, /"code":"invalid_parameter"/);
+    }
+    const up = await sendRaw(
       server.url,
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+      `GET /v1/pets/../pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
     );
-    assert.deepEqual(statusesIn(raw), [400], path);
-    assert.match(raw, /"code":"invalid_parameter"/);
-  }
-  const up = await sendRaw(
-    server.url,
-    `GET /v1/pets/../pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
-  );
-  assert.deepEqual(statusesIn(up), [404]);
-});
+    assert.deepEqual(statusesIn(up), [404]);
+  },
+);

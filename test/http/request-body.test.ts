@@ -2,12 +2,13 @@
 // media types, and the 64 KiB limit checked from Content-Length before reading and again while
 // streaming. Each refusal is the documented 4xx, leaves the store unchanged, and the next request is served.
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { request } from 'undici';
 import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { AUTH, call, type Reply, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { connectionClose, connectRaw, rawHttp1Only, undiciHttp2Cannot } from '../helpers/transport.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -101,10 +102,9 @@ interface Streamed {
  * were sent, or `waitMs` pass. Write errors after the server closed are expected and ignored.
  */
 function streamUntilClosed(head: string, chunk: string, maxBytes: number, waitMs = 5_000): Promise<Streamed> {
-  const { hostname, port } = new URL(server.url);
   const started = Date.now();
   return new Promise((resolve) => {
-    const socket: Socket = connect(Number(port), hostname);
+    const socket: Socket = connectRaw(server.url);
     const received: Buffer[] = [];
     let sentBytes = 0;
     let closedByServer = true;
@@ -142,10 +142,12 @@ test('a POST without any body is 400 invalid_json, with or without a Content-Typ
     assert.match(body.message, /body is missing/);
   }
   // No Content-Length and no Transfer-Encoding at all: a request with no body (RFC 9112 §6.3).
-  const raw = await sendRaw(server.url, `${postHead('Content-Type: application/json\r\nConnection: close\r\n')}\r\n`);
-  assert.deepEqual(statusesIn(raw), [400]);
-  assert.equal(firstAnswer(raw).headers.get('content-type'), JSON_TYPE);
-  assert.equal((firstAnswer(raw).body as { code: string }).code, 'invalid_json');
+  if (rawHttp1Only() === false) {
+    const raw = await sendRaw(server.url, `${postHead('Content-Type: application/json\r\nConnection: close\r\n')}\r\n`);
+    assert.deepEqual(statusesIn(raw), [400]);
+    assert.equal(firstAnswer(raw).headers.get('content-type'), JSON_TYPE);
+    assert.equal((firstAnswer(raw).body as { code: string }).code, 'invalid_json');
+  }
   assert.equal(await petCount(), before);
 });
 
@@ -167,40 +169,48 @@ test('a body of only white space is 400 invalid_json', async () => {
   assert.equal(await petCount(), before);
 });
 
-test('a body on GET and HEAD is ignored, and so are its headers (200)', async () => {
-  const pet = (await call(server, 'POST', '/v1/pets', { json: { name: 'Quiet', categoryId: 1 } })).json as {
-    id: number;
-  };
-  const before = await petCount();
-  const ignoredHeaders = { 'content-type': ['text/plain', 'application/xml'] };
-  const list = await call(server, 'GET', '/v1/pets', { body: '{not json', headers: ignoredHeaders });
-  assert.equal(list.status, 200);
-  assert.equal(list.headers['content-type'], JSON_TYPE);
-  assert.ok(Array.isArray(list.json));
-  const one = await call(server, 'GET', `/v1/pets/${pet.id}`, {
-    body: `{"name":"Changed","categoryId":2}`,
-    headers: { 'content-type': 'application/json' },
-  });
-  assert.equal(one.status, 200);
-  assert.equal((one.json as { name: string }).name, 'Quiet');
-  const head = await call(server, 'HEAD', '/v1/pets', { body: '\u0000\u0001', headers: ignoredHeaders });
-  assert.equal(head.status, 200);
-  assert.equal(await petCount(), before);
-});
+test(
+  'a body on GET and HEAD is ignored, and so are its headers (200)',
+  { skip: undiciHttp2Cannot('sends no body on GET or HEAD') },
+  async () => {
+    const pet = (await call(server, 'POST', '/v1/pets', { json: { name: 'Quiet', categoryId: 1 } })).json as {
+      id: number;
+    };
+    const before = await petCount();
+    const ignoredHeaders = { 'content-type': ['text/plain', 'application/xml'] };
+    const list = await call(server, 'GET', '/v1/pets', { body: '{not json', headers: ignoredHeaders });
+    assert.equal(list.status, 200);
+    assert.equal(list.headers['content-type'], JSON_TYPE);
+    assert.ok(Array.isArray(list.json));
+    const one = await call(server, 'GET', `/v1/pets/${pet.id}`, {
+      body: `{"name":"Changed","categoryId":2}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(one.status, 200);
+    assert.equal((one.json as { name: string }).name, 'Quiet');
+    const head = await call(server, 'HEAD', '/v1/pets', { body: '\u0000\u0001', headers: ignoredHeaders });
+    assert.equal(head.status, 200);
+    assert.equal(await petCount(), before);
+  },
+);
 
-test("a GET body is consumed as that request's body, never read as a second request", async () => {
-  const smuggled = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${VALID.length}\r\n\r\n${VALID}`;
-  const before = await petCount();
-  const raw = await sendRaw(
-    server.url,
-    [
-      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`,
-      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
-    ].join(''),
-  );
-  assert.deepEqual(statusesIn(raw), [200, 200]);
-  assert.equal(await petCount(), before);
-});
+test(
+  "a GET body is consumed as that request's body, never read as a second request",
+  { skip: rawHttp1Only() },
+  async () => {
+    const smuggled = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${VALID.length}\r\n\r\n${VALID}`;
+    const before = await petCount();
+    const raw = await sendRaw(
+      server.url,
+      [
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Length: ${smuggled.length}\r\n\r\n${smuggled}`,
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`,
+      ].join(''),
+    );
+    assert.deepEqual(statusesIn(raw), [200, 200]);
+    assert.equal(await petCount(), before);
+  },
+);
 
 test('a non-empty body without Content-Type, or of another media type, is 415 naming the Content-Type', async () => {
   const before = await petCount();
@@ -263,72 +273,88 @@ test('media types and charset compare case-insensitively: application/json; char
   assert.equal(await petCount(), before + accepted.length);
 });
 
-test('a repeated Content-Type on a request with a body is 400 invalid_header naming it, even when both agree', async () => {
-  const before = await petCount();
-  for (const types of [
-    ['application/json', 'application/json'],
-    ['application/json', 'text/plain'],
-    ['text/plain', 'application/json'],
-  ]) {
-    const reply = await call(server, 'POST', '/v1/pets', { body: VALID, headers: { 'content-type': types } });
-    assert.match(assertError(reply, 400, 'invalid_header', types.join(' + ')).message, /Content-Type/);
-  }
-  assert.equal(await petCount(), before);
-});
+test(
+  'a repeated Content-Type on a request with a body is 400 invalid_header naming it, even when both agree',
+  { skip: undiciHttp2Cannot('joins a repeated field into one') },
+  async () => {
+    const before = await petCount();
+    for (const types of [
+      ['application/json', 'application/json'],
+      ['application/json', 'text/plain'],
+      ['text/plain', 'application/json'],
+    ]) {
+      const reply = await call(server, 'POST', '/v1/pets', { body: VALID, headers: { 'content-type': types } });
+      assert.match(assertError(reply, 400, 'invalid_header', types.join(' + ')).message, /Content-Type/);
+    }
+    assert.equal(await petCount(), before);
+  },
+);
 
-test('without a body, repeated Content-Type or Idempotency-Key headers do not matter: the body is missing, 400 invalid_json', async () => {
-  const cases: Array<Record<string, string | string[]>> = [
-    { 'content-type': ['application/json', 'application/json'], 'content-length': '0' },
-    { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'], 'content-length': '0' },
-  ];
-  for (const headers of cases) {
-    const reply = await call(server, 'POST', '/v1/pets', { headers });
-    assertError(reply, 400, 'invalid_json', JSON.stringify(headers));
-  }
-});
+test(
+  'without a body, repeated Content-Type or Idempotency-Key headers do not matter: the body is missing, 400 invalid_json',
+  { skip: undiciHttp2Cannot('joins a repeated field into one') },
+  async () => {
+    const cases: Array<Record<string, string | string[]>> = [
+      { 'content-type': ['application/json', 'application/json'], 'content-length': '0' },
+      { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'], 'content-length': '0' },
+    ];
+    for (const headers of cases) {
+      const reply = await call(server, 'POST', '/v1/pets', { headers });
+      assertError(reply, 400, 'invalid_json', JSON.stringify(headers));
+    }
+  },
+);
 
-test('errors on requests without a body keep the connection open: the next pipelined request is answered', async () => {
-  const withKey = `Authorization: Bearer ${TEST_KEY}\r\n`;
-  const raw = await sendRaw(
-    server.url,
-    [
-      'GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', // 401, sent before Node marks the request complete
-      `GET /v1/nothing HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 404
-      `DELETE /v1/pets HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 405
-      `GET /v1/pets/abc HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 400
-      `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${withKey}Connection: close\r\n\r\n`,
-    ].join(''),
-  );
-  assert.deepEqual(statusesIn(raw), [401, 404, 405, 400, 200]);
-  assert.doesNotMatch(raw.slice(0, raw.lastIndexOf('HTTP/1.1 200')), /connection: close/i);
-});
-
-test('a Content-Length over 65536 is 413 at once, without the body being waited for, and the connection closes', async () => {
-  const before = await petCount();
-  for (const length of [MAX_BODY_BYTES + 1, 1_000_000_000]) {
-    // Only a few bytes of the announced body are sent: an answer that waited for the rest would never come.
-    const started = Date.now();
+test(
+  'errors on requests without a body keep the connection open: the next pipelined request is answered',
+  { skip: rawHttp1Only() },
+  async () => {
+    const withKey = `Authorization: Bearer ${TEST_KEY}\r\n`;
     const raw = await sendRaw(
       server.url,
-      `${postHead(`Content-Type: application/json\r\nContent-Length: ${length}\r\n`)}\r\n{"na`,
-      PROMPT_MS + 1_000,
+      [
+        'GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n', // 401, sent before Node marks the request complete
+        `GET /v1/nothing HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 404
+        `DELETE /v1/pets HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 405
+        `GET /v1/pets/abc HTTP/1.1\r\nHost: x\r\n${withKey}\r\n`, // 400
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\n${withKey}Connection: close\r\n\r\n`,
+      ].join(''),
     );
-    const elapsedMs = Date.now() - started;
-    assert.deepEqual(statusesIn(raw), [413], String(length));
-    const answer = firstAnswer(raw);
-    assert.equal(answer.headers.get('content-type'), JSON_TYPE);
-    assert.equal(answer.headers.get('connection'), 'close');
-    assert.match(answer.headers.get('x-request-id') ?? '', REQUEST_ID);
-    assert.ok(answer.headers.has('x-ratelimit-limit'));
-    assert.deepEqual(answer.body, {
-      code: 'payload_too_large',
-      message: 'The request body must be at most 65536 bytes',
-      status: 413,
-    });
-    assert.ok(elapsedMs < PROMPT_MS, `answered and closed in ${elapsedMs} ms`);
-  }
-  assert.equal(await petCount(), before);
-});
+    assert.deepEqual(statusesIn(raw), [401, 404, 405, 400, 200]);
+    assert.doesNotMatch(raw.slice(0, raw.lastIndexOf('HTTP/1.1 200')), /connection: close/i);
+  },
+);
+
+test(
+  'a Content-Length over 65536 is 413 at once, without the body being waited for, and the connection closes',
+  { skip: rawHttp1Only() },
+  async () => {
+    const before = await petCount();
+    for (const length of [MAX_BODY_BYTES + 1, 1_000_000_000]) {
+      // Only a few bytes of the announced body are sent: an answer that waited for the rest would never come.
+      const started = Date.now();
+      const raw = await sendRaw(
+        server.url,
+        `${postHead(`Content-Type: application/json\r\nContent-Length: ${length}\r\n`)}\r\n{"na`,
+        PROMPT_MS + 1_000,
+      );
+      const elapsedMs = Date.now() - started;
+      assert.deepEqual(statusesIn(raw), [413], String(length));
+      const answer = firstAnswer(raw);
+      assert.equal(answer.headers.get('content-type'), JSON_TYPE);
+      assert.equal(answer.headers.get('connection'), 'close');
+      assert.match(answer.headers.get('x-request-id') ?? '', REQUEST_ID);
+      assert.ok(answer.headers.has('x-ratelimit-limit'));
+      assert.deepEqual(answer.body, {
+        code: 'payload_too_large',
+        message: 'The request body must be at most 65536 bytes',
+        status: 413,
+      });
+      assert.ok(elapsedMs < PROMPT_MS, `answered and closed in ${elapsedMs} ms`);
+    }
+    assert.equal(await petCount(), before);
+  },
+);
 
 test('exactly 65536 bytes of valid JSON are accepted (201); 65537 are 413 payload_too_large', async () => {
   const before = await petCount();
@@ -345,7 +371,7 @@ test('exactly 65536 bytes of valid JSON are accepted (201); 65537 are 413 payloa
     headers: { 'content-type': 'application/json' },
   });
   assertError(overLimit, 413, 'payload_too_large');
-  assert.equal(overLimit.headers.connection, 'close');
+  assert.equal(overLimit.headers.connection, connectionClose());
   assert.equal(await petCount(), before + 1);
 });
 
@@ -355,76 +381,92 @@ test('the limit holds for chunked bodies too: 65536 bytes are accepted (201), 65
   assert.equal(accepted.status, 201, accepted.text);
   const overLimit = await postChunked(paddedBody(MAX_BODY_BYTES + 1));
   assertError(overLimit, 413, 'payload_too_large');
-  assert.equal(overLimit.headers.connection, 'close');
+  assert.equal(overLimit.headers.connection, connectionClose());
   assert.equal(await petCount(), before + 1);
 });
 
-test('a chunked body that keeps growing past 64 KiB is cut off with 413 and the connection closed, unread', async () => {
-  const before = await petCount();
-  const chunk = `2000\r\n${' '.repeat(0x2000)}\r\n`; // 8 KiB of JSON white space per chunk, never a last chunk
-  const maxBytes = 8 * 1024 * 1024;
-  const result = await streamUntilClosed(
-    `${postHead('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n')}\r\n1\r\n{\r\n`,
-    chunk,
-    maxBytes,
-  );
-  assert.ok(
-    result.closedByServer,
-    `the server closed the connection (after ${result.elapsedMs} ms, ${result.sentBytes} bytes sent)`,
-  );
-  assert.ok(result.sentBytes < maxBytes, 'the server did not wait for the whole body');
-  assert.deepEqual(statusesIn(result.raw), [413]);
-  const answer = firstAnswer(result.raw);
-  assert.equal(answer.headers.get('content-type'), JSON_TYPE);
-  assert.equal(answer.headers.get('connection'), 'close');
-  assert.equal((answer.body as { code: string }).code, 'payload_too_large');
-  assert.equal(await petCount(), before);
-});
+test(
+  'a chunked body that keeps growing past 64 KiB is cut off with 413 and the connection closed, unread',
+  { skip: rawHttp1Only() },
+  async () => {
+    const before = await petCount();
+    const chunk = `2000\r\n${' '.repeat(0x2000)}\r\n`; // 8 KiB of JSON white space per chunk, never a last chunk
+    const maxBytes = 8 * 1024 * 1024;
+    const result = await streamUntilClosed(
+      `${postHead('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n')}\r\n1\r\n{\r\n`,
+      chunk,
+      maxBytes,
+    );
+    assert.ok(
+      result.closedByServer,
+      `the server closed the connection (after ${result.elapsedMs} ms, ${result.sentBytes} bytes sent)`,
+    );
+    assert.ok(result.sentBytes < maxBytes, 'the server did not wait for the whole body');
+    assert.deepEqual(statusesIn(result.raw), [413]);
+    const answer = firstAnswer(result.raw);
+    assert.equal(answer.headers.get('content-type'), JSON_TYPE);
+    assert.equal(answer.headers.get('connection'), 'close');
+    assert.equal((answer.body as { code: string }).code, 'payload_too_large');
+    assert.equal(await petCount(), before);
+  },
+);
 
-test('a Content-Length shorter than the body frames the request: the rest is never served as a request', async () => {
-  const before = await petCount();
-  // The first 2 bytes are the body ('{"': not JSON); the rest is not HTTP. Node may refuse the rest
-  // (bad_request) before the service answers the first part (invalid_json): both are 400, neither creates.
-  const raw = await sendRaw(
-    server.url,
-    `${postHead('Content-Type: application/json\r\nContent-Length: 2\r\n')}\r\n${VALID}`,
-  );
-  const statuses = statusesIn(raw);
-  assert.ok(statuses.length >= 1 && statuses.every((status) => status === 400), String(statuses));
-  const answer = firstAnswer(raw);
-  assert.equal(answer.headers.get('content-type'), JSON_TYPE);
-  assert.ok(['invalid_json', 'bad_request'].includes((answer.body as { code: string }).code));
-  assert.equal(await petCount(), before);
-});
-
-test('an empty chunked body is 400 invalid_json whatever its Content-Type: only a non-empty body has a media type', async () => {
-  const before = await petCount();
-  for (const contentType of ['', 'Content-Type: text/plain\r\n', 'Content-Type: application/json\r\n']) {
+test(
+  'a Content-Length shorter than the body frames the request: the rest is never served as a request',
+  { skip: rawHttp1Only() },
+  async () => {
+    const before = await petCount();
+    // The first 2 bytes are the body ('{"': not JSON); the rest is not HTTP. Node may refuse the rest
+    // (bad_request) before the service answers the first part (invalid_json): both are 400, neither creates.
     const raw = await sendRaw(
       server.url,
-      `${postHead(`${contentType}Transfer-Encoding: chunked\r\nConnection: close\r\n`)}\r\n0\r\n\r\n`,
+      `${postHead('Content-Type: application/json\r\nContent-Length: 2\r\n')}\r\n${VALID}`,
     );
-    assert.deepEqual(statusesIn(raw), [400], contentType);
-    assert.equal((firstAnswer(raw).body as { code: string }).code, 'invalid_json', contentType);
-  }
-  assert.equal(await petCount(), before);
-});
+    const statuses = statusesIn(raw);
+    assert.ok(statuses.length >= 1 && statuses.every((status) => status === 400), String(statuses));
+    const answer = firstAnswer(raw);
+    assert.equal(answer.headers.get('content-type'), JSON_TYPE);
+    assert.ok(['invalid_json', 'bad_request'].includes((answer.body as { code: string }).code));
+    assert.equal(await petCount(), before);
+  },
+);
 
-test('a chunked body of another media type is 415 at its first bytes, without the rest being waited for', async () => {
-  const before = await petCount();
-  const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`;
-  const result = await streamUntilClosed(
-    `${postHead('Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n')}\r\n`,
-    chunk,
-    8 * 1024 * 1024,
-  );
-  assert.ok(result.closedByServer, `the server closed the connection after ${result.sentBytes} bytes`);
-  assert.deepEqual(statusesIn(result.raw), [415]);
-  const answer = firstAnswer(result.raw);
-  assert.equal(answer.headers.get('connection'), 'close');
-  assert.equal((answer.body as { code: string }).code, 'unsupported_media_type');
-  assert.equal(await petCount(), before);
-});
+test(
+  'an empty chunked body is 400 invalid_json whatever its Content-Type: only a non-empty body has a media type',
+  { skip: rawHttp1Only() },
+  async () => {
+    const before = await petCount();
+    for (const contentType of ['', 'Content-Type: text/plain\r\n', 'Content-Type: application/json\r\n']) {
+      const raw = await sendRaw(
+        server.url,
+        `${postHead(`${contentType}Transfer-Encoding: chunked\r\nConnection: close\r\n`)}\r\n0\r\n\r\n`,
+      );
+      assert.deepEqual(statusesIn(raw), [400], contentType);
+      assert.equal((firstAnswer(raw).body as { code: string }).code, 'invalid_json', contentType);
+    }
+    assert.equal(await petCount(), before);
+  },
+);
+
+test(
+  'a chunked body of another media type is 415 at its first bytes, without the rest being waited for',
+  { skip: rawHttp1Only() },
+  async () => {
+    const before = await petCount();
+    const chunk = `2000\r\n${'x'.repeat(0x2000)}\r\n`;
+    const result = await streamUntilClosed(
+      `${postHead('Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n')}\r\n`,
+      chunk,
+      8 * 1024 * 1024,
+    );
+    assert.ok(result.closedByServer, `the server closed the connection after ${result.sentBytes} bytes`);
+    assert.deepEqual(statusesIn(result.raw), [415]);
+    const answer = firstAnswer(result.raw);
+    assert.equal(answer.headers.get('connection'), 'close');
+    assert.equal((answer.body as { code: string }).code, 'unsupported_media_type');
+    assert.equal(await petCount(), before);
+  },
+);
 
 test('the one parameter allowed is a single charset=utf-8: two are 415; an empty parameter is no parameter (201)', async () => {
   const before = await petCount();

@@ -1,10 +1,11 @@
 // README "Store orders (beta) and safe retries" against a real server: a retried POST never creates twice.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect as connectHttp2 } from 'node:http2';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
+import { connectRaw, paddedFieldsArrive, TEST_CA, testTransport, undiciHttp2Cannot } from '../helpers/transport.js';
 
 const clock = new ManualClock(Date.UTC(2027, 0, 1));
 const OTHER_KEY = 'another-test-key-0123456789';
@@ -70,7 +71,8 @@ test('a body that fails validation, or a failed first attempt, is not remembered
 });
 
 test('a malformed or repeated Idempotency-Key is 400 invalid_header', async () => {
-  for (const key of ['', 'x'.repeat(256), 'has space', 'tab\there', 'ünicode']) {
+  // Sent as ' ': over HTTP/2 a field of white space alone is dropped before the service sees it.
+  for (const key of [...(paddedFieldsArrive() ? [''] : []), 'x'.repeat(256), 'has space', 'tab\there', 'ünicode']) {
     const reply = await call(server, 'POST', '/v1/pets', {
       body: '{"name":"a","categoryId":1}',
       headers: { 'content-type': 'application/json', 'idempotency-key': key || ' ' },
@@ -79,12 +81,16 @@ test('a malformed or repeated Idempotency-Key is 400 invalid_header', async () =
     assert.equal(reply.status, 400, JSON.stringify(key));
     assert.equal((reply.json as { code: string }).code, 'invalid_header');
   }
-  const repeated = await call(server, 'POST', '/v1/pets', {
-    body: '{"name":"a","categoryId":1}',
-    headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'a'] },
-  });
-  assert.equal(repeated.status, 400);
-  assert.equal((repeated.json as { code: string }).code, 'invalid_header');
+  // undici joins a repeated field into one over HTTP/2 ("a, a", malformed for another reason):
+  // test/tls/tls.test.ts sends the repeat over HTTP/2 with curl.
+  if (undiciHttp2Cannot('joins a repeated field') === false) {
+    const repeated = await call(server, 'POST', '/v1/pets', {
+      body: '{"name":"a","categoryId":1}',
+      headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'a'] },
+    });
+    assert.equal(repeated.status, 400);
+    assert.equal((repeated.json as { code: string }).code, 'invalid_header');
+  }
   assert.equal((await post('/v1/pets', '{"name":"a","categoryId":1}', 'x'.repeat(255))).status, 201);
 });
 
@@ -114,18 +120,24 @@ test('an order replay answers the original order even after it moved on', async 
   assert.equal(Number((await call(server, 'GET', '/v1/store/orders')).headers['x-total-count']) >= 1, true);
 });
 
+/** What the slow first request was answered: its status, and whether it said it was a replay. */
+interface SlowAnswer {
+  status: number;
+  replayed: boolean;
+}
+
 /**
  * Opens a connection and sends a POST's head with `Expect: 100-continue`; once the server has read the head
  * (its 100 Continue is the proof, so no sleep is needed) sends the first `sent` bytes of `body`. `finish`
- * sends the rest and resolves with the raw answer.
+ * sends the rest and resolves with the answer. Over HTTP/2 (the h2 transport) the same on a stream.
  */
 async function startSlowPost(
   body: string,
   idempotencyKey: string,
   sent: number,
-): Promise<{ finish(): Promise<string> }> {
-  const { hostname, port } = new URL(server.url);
-  const socket = connect(Number(port), hostname);
+): Promise<{ finish(): Promise<SlowAnswer> }> {
+  if (testTransport() === 'h2') return startSlowHttp2Post(body, idempotencyKey, sent);
+  const socket = connectRaw(server.url);
   await once(socket, 'connect');
   let received = '';
   const headRead = new Promise<void>((resolve) => {
@@ -146,7 +158,44 @@ async function startSlowPost(
       // needs a database round trip would come after it. The server closes after answering (Connection: close).
       socket.write(body.slice(sent));
       await once(socket, 'close');
-      return received.slice(received.indexOf('100 Continue\r\n\r\n') + '100 Continue\r\n\r\n'.length);
+      const answer = received.slice(received.indexOf('100 Continue\r\n\r\n') + '100 Continue\r\n\r\n'.length);
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1];
+      assert.ok(status !== undefined, `an HTTP/1.1 answer: ${answer}`);
+      return { status: Number(status), replayed: /idempotent-replayed/i.test(answer) };
+    },
+  };
+}
+
+/** startSlowPost over HTTP/2: a stream whose body is half sent once the server asked for it. */
+async function startSlowHttp2Post(
+  body: string,
+  idempotencyKey: string,
+  sent: number,
+): Promise<{ finish(): Promise<SlowAnswer> }> {
+  const session = connectHttp2(server.url, { ca: TEST_CA });
+  const stream = session.request(
+    {
+      ':method': 'POST',
+      ':path': '/v1/pets',
+      authorization: `Bearer ${TEST_KEY}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      'content-length': String(Buffer.byteLength(body)),
+      expect: '100-continue',
+    },
+    { endStream: false },
+  );
+  const response = once(stream, 'response') as Promise<[Record<string, string | string[] | undefined>]>;
+  await once(stream, 'continue');
+  stream.write(body.slice(0, sent));
+  return {
+    async finish() {
+      stream.end(body.slice(sent));
+      const [headers] = await response;
+      stream.resume();
+      await once(stream, 'close');
+      session.close();
+      return { status: Number(headers[':status']), replayed: headers['idempotent-replayed'] !== undefined };
     },
   };
 }
@@ -163,9 +212,9 @@ test('a repeat that arrives while the first is still sending its body is 409; th
     const repeat = await post('/v1/pets', repeatBody, key);
     assert.equal(repeat.status, 409, `${label}: ${repeat.text}`);
     assert.match((repeat.json as { message: string }).message, /still in progress/);
-    const raw = await first.finish();
-    assert.match(raw, /^HTTP\/1\.1 201 /, label);
-    assert.doesNotMatch(raw, /idempotent-replayed/i, `${label}: the first request is the original`);
+    const answer = await first.finish();
+    assert.equal(answer.status, 201, label);
+    assert.equal(answer.replayed, false, `${label}: the first request is the original`);
     assert.equal(Number((await call(server, 'GET', '/v1/pets')).headers['x-total-count']), before + 1, label);
     const after = await post('/v1/pets', '{"name":"Slow","categoryId":1}', key);
     assert.equal(after.headers['idempotent-replayed'], 'true', label);
@@ -175,7 +224,7 @@ test('a repeat that arrives while the first is still sending its body is 409; th
 test('a first request whose body turns out invalid frees its key for the repeat that waited', async () => {
   const first = await startSlowPost('{"name":"","categoryId":1}', 'slow-invalid', 5);
   assert.equal((await post('/v1/pets', '{"name":"Valid","categoryId":1}', 'slow-invalid')).status, 409);
-  assert.match(await first.finish(), /^HTTP\/1\.1 400 /);
+  assert.equal((await first.finish()).status, 400);
   const retry = await post('/v1/pets', '{"name":"Valid","categoryId":1}', 'slow-invalid');
   assert.equal(retry.status, 201, retry.text);
   assert.equal(retry.headers['idempotent-replayed'], undefined);

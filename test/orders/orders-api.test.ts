@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { call, createPet, startServer, type TestServer } from '../helpers/server.js';
+import { undiciHttp2Cannot } from '../helpers/transport.js';
 
 let server: TestServer;
 before(async () => {
@@ -174,57 +175,65 @@ test('orders page like pets, with a status filter, Link, X-Next and X-Total-Coun
   assert.equal((await call(server, 'GET', '/v1/store/orders?status=sold')).status, 400);
 });
 
-test('DELETE takes no body: none, an empty one or JSON is served (200); another media type 415, over 64 KiB 413, a repeated Content-Type 400', async () => {
-  const orderFor = async (name: string): Promise<Order> =>
-    (await place((await createPet(server, { name, categoryId: 1 })).id)).order;
-  const refused: Array<[{ body?: string; headers?: Record<string, string | string[]> }, number, string]> = [
-    [{ body: 'cancel', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
-    [{ body: '{}' }, 415, 'unsupported_media_type'],
-    [
-      { body: `{"a":"${'x'.repeat(70_000)}"}`, headers: { 'content-type': 'application/json' } },
-      413,
-      'payload_too_large',
-    ],
-    [{ body: '{}', headers: { 'content-type': ['application/json', 'application/json'] } }, 400, 'invalid_header'],
-    [
-      { body: '{}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'] } },
-      400,
-      'invalid_header',
-    ],
-  ];
-  for (const [options, status, code] of refused) {
-    const order = await orderFor('Kept');
-    const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
-    assert.equal(reply.status, status, reply.text);
-    assert.equal((reply.json as { code: string }).code, code);
-    assert.equal(
-      ((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status,
-      'placed',
-      'a refused DELETE changes nothing',
-    );
-    assert.equal(await petStatus(order.petId), 'pending');
-  }
-  for (const options of [
-    {},
-    { body: '', headers: { 'content-type': 'text/plain' } },
-    { body: '{"status":"ignored"}', headers: { 'content-type': 'application/json' } },
-  ]) {
-    const order = await orderFor('Released');
-    const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
-    assert.equal(reply.status, 200, reply.text);
-    assert.equal((reply.json as Order).status, 'cancelled');
-    assert.equal(await petStatus(order.petId), 'available');
-  }
-});
+test(
+  'DELETE takes no body: none, an empty one or JSON is served (200); another media type 415, over 64 KiB 413, a repeated Content-Type 400',
+  { skip: undiciHttp2Cannot('sends no body on DELETE') },
+  async () => {
+    const orderFor = async (name: string): Promise<Order> =>
+      (await place((await createPet(server, { name, categoryId: 1 })).id)).order;
+    const refused: Array<[{ body?: string; headers?: Record<string, string | string[]> }, number, string]> = [
+      [{ body: 'cancel', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
+      [{ body: '{}' }, 415, 'unsupported_media_type'],
+      [
+        { body: `{"a":"${'x'.repeat(70_000)}"}`, headers: { 'content-type': 'application/json' } },
+        413,
+        'payload_too_large',
+      ],
+      [{ body: '{}', headers: { 'content-type': ['application/json', 'application/json'] } }, 400, 'invalid_header'],
+      [
+        { body: '{}', headers: { 'content-type': 'application/json', 'idempotency-key': ['a', 'b'] } },
+        400,
+        'invalid_header',
+      ],
+    ];
+    for (const [options, status, code] of refused) {
+      const order = await orderFor('Kept');
+      const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
+      assert.equal(reply.status, status, reply.text);
+      assert.equal((reply.json as { code: string }).code, code);
+      assert.equal(
+        ((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status,
+        'placed',
+        'a refused DELETE changes nothing',
+      );
+      assert.equal(await petStatus(order.petId), 'pending');
+    }
+    for (const options of [
+      {},
+      { body: '', headers: { 'content-type': 'text/plain' } },
+      { body: '{"status":"ignored"}', headers: { 'content-type': 'application/json' } },
+    ]) {
+      const order = await orderFor('Released');
+      const reply = await call(server, 'DELETE', `/v1/store/orders/${order.id}`, options);
+      assert.equal(reply.status, 200, reply.text);
+      assert.equal((reply.json as Order).status, 'cancelled');
+      assert.equal(await petStatus(order.petId), 'available');
+    }
+  },
+);
 
-test('PATCH with a repeated Idempotency-Key is 400 invalid_header, and the order is unchanged', async () => {
-  const { order } = await place((await createPet(server, { name: 'Twice', categoryId: 1 })).id);
-  const reply = await call(server, 'PATCH', `/v1/store/orders/${order.id}`, {
-    json: { status: 'delivered' },
-    headers: { 'idempotency-key': ['k1', 'k1'] },
-  });
-  assert.equal(reply.status, 400, reply.text);
-  assert.match((reply.json as { code: string; message: string }).message, /Idempotency-Key/);
-  assert.equal((reply.json as { code: string }).code, 'invalid_header');
-  assert.equal(((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status, 'placed');
-});
+test(
+  'PATCH with a repeated Idempotency-Key is 400 invalid_header, and the order is unchanged',
+  { skip: undiciHttp2Cannot('joins a repeated field into one') },
+  async () => {
+    const { order } = await place((await createPet(server, { name: 'Twice', categoryId: 1 })).id);
+    const reply = await call(server, 'PATCH', `/v1/store/orders/${order.id}`, {
+      json: { status: 'delivered' },
+      headers: { 'idempotency-key': ['k1', 'k1'] },
+    });
+    assert.equal(reply.status, 400, reply.text);
+    assert.match((reply.json as { code: string; message: string }).message, /Idempotency-Key/);
+    assert.equal((reply.json as { code: string }).code, 'invalid_header');
+    assert.equal(((await call(server, 'GET', `/v1/store/orders/${order.id}`)).json as Order).status, 'placed');
+  },
+);
