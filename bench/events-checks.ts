@@ -12,6 +12,7 @@ import {
   type CompareLoad,
   CREATE_CONNECTIONS,
   medianRatio,
+  SERVICE_PROBE,
   side,
   type SideTotals,
   wrkRounds,
@@ -22,6 +23,7 @@ import { type LocalService, type LocalServiceOptions, startLocalService } from '
 import { startReceivers } from './receivers.js';
 import { targetOf } from './run.js';
 import { SCENARIOS, type Target } from './scenarios.js';
+import { processProbe } from './server-cpu.js';
 
 /** Subscriptions of the create-webhooks check, and of bench:delivery by default. */
 export const SUBSCRIPTIONS = 10;
@@ -72,8 +74,8 @@ async function compareCreates(a: LocalService, b: LocalService, load: CompareLoa
   );
   const connections = { connections: CREATE_CONNECTIONS };
   const [aTotals, bTotals] = await alternate(
-    side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections),
-    side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections),
+    side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections, [processProbe(SERVICE_PROBE, a.pid)]),
+    side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections, [processProbe(SERVICE_PROBE, b.pid)]),
     load,
     load.crossCheck === true ? wrk.afterRound : undefined,
   );
