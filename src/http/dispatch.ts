@@ -126,10 +126,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     try {
       const match = routing.find(method, path, headers);
       if (match.kind === 'found') operation = match.route.operationId;
-      const authenticated = admission.authenticate(req, headers);
-      key = isPending(authenticated) ? await authenticated : authenticated;
-      const admitting = admission.admit(key, headers);
-      if (isPending(admitting)) await admitting;
+      const admitting = admission.admit(req, headers);
+      key = isPending(admitting) ? await admitting : admitting;
       admitted = true;
       admission.assertCapacity(inFlight);
       const { route, params } = routing.resolve(match, method, path);
