@@ -25,13 +25,16 @@ import type {
   Store,
 } from '../store.js';
 import type { Database } from './database.js';
+import { pageOfText } from './page-of.js';
+import { ReadBatch } from './read-batch.js';
 import { COUNT_SLOTS, eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
 import {
   afterId,
+  byIdsQuery,
   countChanges,
   FANNED_OUT,
   orderCounts,
-  pageQueries,
+  pagesQuery,
   recordEventsClause,
   recordEventsParams,
   rememberClause,
@@ -61,13 +64,6 @@ interface FannedRow extends QueryResultRow {
   fanned: string;
 }
 
-interface PageRow<T> extends QueryResultRow {
-  total: string | null;
-  id: string | null;
-  status: T | null;
-  json: string | null;
-}
-
 interface OrderRow extends QueryResultRow {
   id: string;
   pet_id: string;
@@ -89,8 +85,12 @@ const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet 
 const orderOf = (row: OrderRow): StoredOrder =>
   storedOrder(Number(row.id), Number(row.pet_id), row.status, row.created_at);
 
-const PET_PAGES = pageQueries('pets', PET_STATUSES, petCountColumn);
-const ORDER_PAGES = pageQueries('orders', ORDER_STATUSES, orderCountColumn);
+const PETS_BY_ID = byIdsQuery('pets', ['status', 'json']);
+const ORDERS_BY_ID = byIdsQuery('orders', ['pet_id', 'status', 'created_at']);
+/** A pet of a page: `id,status,json`. */
+const PET_PAGES = pagesQuery('pets', PET_STATUSES, petCountColumn, ['id', 'status']);
+/** An order of a page: `id,status,pet_id,created_at,json`. */
+const ORDER_PAGES = pagesQuery('orders', ORDER_STATUSES, orderCountColumn, ['id', 'status', 'pet_id', 'created_at']);
 
 /** The Store on a PostgreSQL database shared by every instance. */
 export class PostgresStore implements Store {
@@ -102,6 +102,41 @@ export class PostgresStore implements Store {
   /** The text every event id of this store starts with: the id of position 0 without its digit. */
   readonly #eventIdPrefix: string;
   readonly #onClose: () => Promise<void>;
+  /** Reads batched by turn of the event loop (read-batch.ts): one statement answers each kind's reads of a turn. */
+  readonly #petsById = new ReadBatch<number, StoredPet | undefined>(async (ids) =>
+    (await this.#database.texts(this.#database.statement(PETS_BY_ID, [ids]))).map((row, index) =>
+      row[1] === null || row[1] === undefined
+        ? undefined
+        : { id: ids[index] as number, status: row[0] as PetStatus, json: row[1] },
+    ),
+  );
+  readonly #ordersById = new ReadBatch<number, StoredOrder | undefined>(async (ids) =>
+    (await this.#database.texts(this.#database.statement(ORDERS_BY_ID, [ids]))).map((row, index) =>
+      row[0] === null || row[0] === undefined
+        ? undefined
+        : storedOrder(ids[index] as number, Number(row[0]), row[1] as OrderStatus, row[2] as string),
+    ),
+  );
+  readonly #petPages = new ReadBatch<PageRequest<PetStatus>, Page<StoredPet>>(async (requests) =>
+    (await this.#pages(PET_PAGES, requests)).map((row, index) =>
+      pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, 2, (fields, json) => ({
+        id: Number(fields[0]),
+        status: fields[1] as PetStatus,
+        json,
+      })),
+    ),
+  );
+  readonly #orderPages = new ReadBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(async (requests) =>
+    (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
+      pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, 4, (fields, json) => ({
+        id: Number(fields[0]),
+        status: fields[1] as OrderStatus,
+        petId: Number(fields[2]),
+        createdAt: fields[3] as string,
+        json,
+      })),
+    ),
+  );
 
   constructor(parts: PostgresStoreParts) {
     this.#database = parts.database;
@@ -113,15 +148,12 @@ export class PostgresStore implements Store {
     this.#onClose = parts.onClose;
   }
 
-  async getPet(id: number): Promise<StoredPet | undefined> {
-    const rows = await this.#database.query<PetRow>(
-      this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
-    );
-    return rows[0] === undefined ? undefined : petOf(rows[0]);
+  getPet(id: number): Promise<StoredPet | undefined> {
+    return this.#petsById.read(id);
   }
 
   pagePets(request: PageRequest<PetStatus>): Promise<Page<StoredPet>> {
-    return this.#page(PET_PAGES, request, (row) => petOf(row));
+    return this.#petPages.read(request);
   }
 
   async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
@@ -157,19 +189,12 @@ export class PostgresStore implements Store {
     return petOf(row);
   }
 
-  async getOrder(id: number): Promise<StoredOrder | undefined> {
-    const rows = await this.#database.query<OrderRow>(
-      this.#database.statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
-    );
-    return rows[0] === undefined ? undefined : orderOf(rows[0]);
+  getOrder(id: number): Promise<StoredOrder | undefined> {
+    return this.#ordersById.read(id);
   }
 
-  async pageOrders(request: PageRequest<OrderStatus>): Promise<Page<StoredOrder>> {
-    // Orders carry their JSON, so a page is read like a page of pets; the fields come from the JSON's row.
-    return this.#page(ORDER_PAGES, request, (row) => {
-      const order = JSON.parse(row.json) as { id: number; petId: number; status: OrderStatus; createdAt: string };
-      return { ...order, json: row.json };
-    });
+  pageOrders(request: PageRequest<OrderStatus>): Promise<Page<StoredOrder>> {
+    return this.#orderPages.read(request);
   }
 
   async placeOrder(
@@ -285,21 +310,17 @@ export class PostgresStore implements Store {
     if (Number(written?.fanned ?? 0) > 0) this.webhooks.announce();
   }
 
-  async #page<S extends string, T>(
-    queries: { all: string; byStatus: Map<S, string> },
-    request: PageRequest<S>,
-    itemOf: (row: { id: string; status: S; json: string }) => T,
-  ): Promise<Page<T>> {
-    const text = request.status === undefined ? queries.all : (queries.byStatus.get(request.status) as string);
-    const rows = await this.#database.query<PageRow<S>>(
-      this.#database.statement(text, [request.afterId, request.limit + 1]),
+  /** The rows of a batch of page reads (pagesQuery), one per request: total, items found, items. */
+  async #pages<S extends string>(
+    query: string,
+    requests: readonly PageRequest<S>[],
+  ): Promise<Array<Array<string | null>>> {
+    return this.#database.texts(
+      this.#database.statement(query, [
+        requests.map((request) => request.afterId),
+        requests.map((request) => request.limit + 1),
+        requests.map((request) => request.status ?? null),
+      ]),
     );
-    const items: T[] = [];
-    for (const row of rows) {
-      if (row.id === null || row.status === null || row.json === null) continue;
-      if (items.length < request.limit) items.push(itemOf({ id: row.id, status: row.status, json: row.json }));
-    }
-    const found = rows.filter((row) => row.id !== null).length;
-    return { items, more: found > request.limit, total: Number(rows[0]?.total ?? 0) };
   }
 }
