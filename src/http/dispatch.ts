@@ -145,6 +145,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       if (answer.headers !== undefined) headers.setAll(answer.headers);
       sendJson(res, idempotencyKeys.statusOf(answer, claim, headers), answer.body, headers);
     } catch (error) {
+      // The Idempotency-Key is freed first: a client retrying at once after a 408 finds it free.
+      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
       if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req.socket)) {
         try {
@@ -153,7 +155,6 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
           logError(requestId, refundError);
         }
       }
-      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
       answerError(req, res, headers, error, requestId, logError);
     } finally {
       inFlight--;

@@ -26,13 +26,15 @@ import type {
 } from '../store.js';
 import type { Database } from './database.js';
 import { pageOfText } from './page-of.js';
-import { ReadBatch } from './read-batch.js';
-import { COUNT_SLOTS, eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
+import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
+import { StatementBatch } from './statement-batch.js';
 import {
   afterId,
   byIdsQuery,
   countChanges,
+  createPetsStatement,
   FANNED_OUT,
+  ITEM_SEPARATOR,
   orderCounts,
   pagesQuery,
   recordEventsClause,
@@ -57,6 +59,16 @@ interface PetRow extends QueryResultRow {
   id: string;
   status: PetStatus;
   json: string;
+}
+
+/** A pet to create, as the batched statement takes it (see createPetsStatement). */
+interface NewPetRow {
+  categoryId: number;
+  status: PetStatus;
+  /** Its JSON after `{"id":N`. */
+  afterId: string;
+  atMs: number;
+  remember: IdempotencyRecord | undefined;
 }
 
 /** How many deliveries a change's statement added (see FANNED_OUT). */
@@ -85,6 +97,7 @@ const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet 
 const orderOf = (row: OrderRow): StoredOrder =>
   storedOrder(Number(row.id), Number(row.pet_id), row.status, row.created_at);
 
+const CREATE_PETS = createPetsStatement(PET_STATUSES);
 const PETS_BY_ID = byIdsQuery('pets', ['status', 'json']);
 const ORDERS_BY_ID = byIdsQuery('orders', ['pet_id', 'status', 'created_at']);
 /** A pet of a page: `id,status,json`. */
@@ -102,22 +115,22 @@ export class PostgresStore implements Store {
   /** The text every event id of this store starts with: the id of position 0 without its digit. */
   readonly #eventIdPrefix: string;
   readonly #onClose: () => Promise<void>;
-  /** Reads batched by turn of the event loop (read-batch.ts): one statement answers each kind's reads of a turn. */
-  readonly #petsById = new ReadBatch<number, StoredPet | undefined>(async (ids) =>
+  /** Requests batched by turn of the event loop (statement-batch.ts): one statement answers each kind's reads of a turn. */
+  readonly #petsById = new StatementBatch<number, StoredPet | undefined>(async (ids) =>
     (await this.#database.texts(this.#database.statement(PETS_BY_ID, [ids]))).map((row, index) =>
       row[1] === null || row[1] === undefined
         ? undefined
         : { id: ids[index] as number, status: row[0] as PetStatus, json: row[1] },
     ),
   );
-  readonly #ordersById = new ReadBatch<number, StoredOrder | undefined>(async (ids) =>
+  readonly #ordersById = new StatementBatch<number, StoredOrder | undefined>(async (ids) =>
     (await this.#database.texts(this.#database.statement(ORDERS_BY_ID, [ids]))).map((row, index) =>
       row[0] === null || row[0] === undefined
         ? undefined
         : storedOrder(ids[index] as number, Number(row[0]), row[1] as OrderStatus, row[2] as string),
     ),
   );
-  readonly #petPages = new ReadBatch<PageRequest<PetStatus>, Page<StoredPet>>(async (requests) =>
+  readonly #petPages = new StatementBatch<PageRequest<PetStatus>, Page<StoredPet>>(async (requests) =>
     (await this.#pages(PET_PAGES, requests)).map((row, index) =>
       pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, 2, (fields, json) => ({
         id: Number(fields[0]),
@@ -126,7 +139,7 @@ export class PostgresStore implements Store {
       })),
     ),
   );
-  readonly #orderPages = new ReadBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(async (requests) =>
+  readonly #orderPages = new StatementBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(async (requests) =>
     (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
       pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, 4, (fields, json) => ({
         id: Number(fields[0]),
@@ -137,6 +150,33 @@ export class PostgresStore implements Store {
       })),
     ),
   );
+
+  readonly #creates = new StatementBatch<NewPetRow, StoredPet>(async (pets) => {
+    const counts = PET_STATUSES.map((status) => pets.filter((pet) => pet.status === status).length);
+    const rows = await this.#database.texts(
+      this.#database.statement(CREATE_PETS, [
+        pets.map((pet) => pet.categoryId),
+        pets.map((pet) => pet.status),
+        pets.map((pet) => pet.afterId).join(ITEM_SEPARATOR),
+        pets.map((pet) => pet.atMs),
+        pets.map((pet) => new Date(pet.atMs).toISOString()),
+        pets.map((pet) => pet.remember?.scope ?? null),
+        pets.map((pet) => pet.remember?.key ?? null),
+        pets.map((pet) => pet.remember?.fingerprint ?? null),
+        pets.map((pet) => pet.remember?.status ?? null),
+        pets.map((pet) => pet.remember?.expiresAtMs ?? null),
+        randomInt(COUNT_SLOTS),
+        this.#eventIdPrefix,
+        ...counts,
+      ]),
+    );
+    this.#announceIf({ fanned: rows[0]?.[2] ?? '0' });
+    return rows.map((row, index) => ({
+      id: Number(row[0]),
+      status: (pets[index] as NewPetRow).status,
+      json: row[1] as string,
+    }));
+  });
 
   constructor(parts: PostgresStoreParts) {
     this.#database = parts.database;
@@ -149,52 +189,31 @@ export class PostgresStore implements Store {
   }
 
   getPet(id: number): Promise<StoredPet | undefined> {
-    return this.#petsById.read(id);
+    return this.#petsById.ask(id);
   }
 
   pagePets(request: PageRequest<PetStatus>): Promise<Page<StoredPet>> {
-    return this.#petPages.read(request);
+    return this.#petPages.ask(request);
   }
 
-  async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
-    const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+  createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
     // The name is in the JSON only: a text column cannot hold the U+0000 a name may contain.
-    const text = `
-      WITH created AS (
-        INSERT INTO pets (id, category_id, status, json)
-        SELECT next.id, $1, $2, '{"id":' || next.id || $3 FROM (SELECT nextval('pet_ids') AS id) AS next
-        RETURNING id, status, json
-      ),
-      counted AS (
-        UPDATE counts SET ${countChanges([
-          [petCountColumn(pet.status), 1],
-          [eventCountColumn('pet.created'), 1],
-        ])}
-         WHERE slot = $4
-      ),
-      ${rememberClause(5, 'created.json')},
-      ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
-      SELECT id, status, json, ${FANNED_OUT} FROM created`;
-    const params = [
-      pet.categoryId,
-      pet.status,
-      afterId(json),
-      randomInt(COUNT_SLOTS),
-      ...rememberParams(remember),
-      ...recordEventsParams(atMs, this.#eventIdPrefix),
-    ];
-    const rows = await this.#database.query<PetRow & FannedRow>(this.#database.statement(text, params));
-    const row = rows[0] as PetRow & FannedRow;
-    this.#announceIf(row);
-    return petOf(row);
+    const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+    return this.#creates.ask({
+      categoryId: pet.categoryId,
+      status: pet.status,
+      afterId: afterId(json),
+      atMs,
+      remember,
+    });
   }
 
   getOrder(id: number): Promise<StoredOrder | undefined> {
-    return this.#ordersById.read(id);
+    return this.#ordersById.ask(id);
   }
 
   pageOrders(request: PageRequest<OrderStatus>): Promise<Page<StoredOrder>> {
-    return this.#orderPages.read(request);
+    return this.#orderPages.ask(request);
   }
 
   async placeOrder(
