@@ -8,15 +8,16 @@
 //
 // PostgreSQL: a database per service on the server of ANIMAL_STORE_BENCH_DATABASE_URL (the local
 // server by default), filled with the same pets as the embedded stores by `animal-store migrate`'s
-// copy, and dropped afterwards. Redis: a private redis-server on a spare port where one is installed
-// (other programs' commands on a shared server would count as the service's), else the server of
-// ANIMAL_STORE_BENCH_REDIS_URL; each service has a key prefix of its own.
+// copy, and dropped afterwards. Redis: the server of ANIMAL_STORE_BENCH_REDIS_URL when it is set; else a
+// redis-server of the bench's own on a spare port, let run on every core (other programs' commands on
+// a shared server would count as the services'), or the local one where none is installed. Each
+// service has a key prefix of its own.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { request } from 'undici';
@@ -38,6 +39,7 @@ import {
 import { cpuRatio } from './cpu-report.js';
 import type { RequestSpec } from './load.js';
 import { type LocalService, startLocalService } from './local-service.js';
+import { hasTaskset } from './pinning.js';
 import { targetOf } from './run.js';
 import { SCENARIOS } from './scenarios.js';
 import { writeSeedLog } from './seed.js';
@@ -168,11 +170,13 @@ function sparePort(): Promise<number> {
 async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void> } | undefined> {
   if (!['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some((path) => existsSync(path))) return undefined;
   const port = await sparePort();
-  const server: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  // A child inherits this process's pinning to the generator's cores: like any server of the machine,
+  // Redis is let run on every core.
+  const everyCore = `0-${availableParallelism() - 1}`;
+  const server: ChildProcess = hasTaskset()
+    ? spawn('taskset', ['-c', everyCore, 'redis-server', ...args], { stdio: 'ignore' })
+    : spawn('redis-server', args, { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     try {
@@ -237,7 +241,8 @@ async function startBackends(log: (line: string) => void): Promise<{ running: Ru
     for (const step of undo.reverse()) await step().catch(() => {});
   };
   try {
-    const privateRedis = await startPrivateRedis();
+    // A Redis named by ANIMAL_STORE_BENCH_REDIS_URL is used as it is; else one of the bench's own.
+    const privateRedis = process.env.ANIMAL_STORE_BENCH_REDIS_URL === undefined ? await startPrivateRedis() : undefined;
     if (privateRedis !== undefined) undo.push(privateRedis.stop);
     const redisUrl = privateRedis?.url ?? SHARED_REDIS_URL;
     log(

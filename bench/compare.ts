@@ -59,9 +59,6 @@ Options:
                        ${NAMED_CHECKS.join(', ')} [the first eight]
   --before DIR         For create-before: the root of a checkout of an earlier build (its
                        node_modules in place), whose bench/service-child.ts is run
-                       backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the
-                       local server) and redis-server installed, or a Redis at
-                       ANIMAL_STORE_BENCH_REDIS_URL
   -d, --duration TIME  Measured time per side of each comparison [10s]
   --rounds N           Alternations per comparison (the duration is split over them) [4]
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
@@ -71,6 +68,10 @@ Options:
                        every round of the throughput checks, and print its ratio beside
   --no-pin             Do not pin the services and the generator to separate cores
   --json FILE          Also write every figure as JSON to FILE
+
+backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
+its own is made and dropped) and Redis (ANIMAL_STORE_BENCH_REDIS_URL, by default a redis-server of its
+own, where one is installed).
 
 Services are pinned to core 0 and this generator to the other cores with taskset, where it exists;
 the generator's own CPU is measured in every run, and a throughput ratio it limited is reported as
