@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
-import type { PetStatus } from '../../src/pets/schemas.js';
+import { PET_STATUSES, type PetStatus } from '../../src/pets/schemas.js';
 import type { StoredPet } from '../../src/pets/stored-pet.js';
-import { pageOfText } from '../../src/store/postgres/page-of.js';
+import { type ItemFields, pageOfText } from '../../src/store/postgres/page-of.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { MAX_BATCH } from '../../src/store/postgres/statement-batch.js';
 import type { Page, PageRequest } from '../../src/store/store.js';
@@ -187,30 +187,33 @@ test('a statement that fails fails each request of its batch, with the 503 of a 
 });
 
 test('a page text is cut into its items without a parse: fields, then the JSON, up to the size', () => {
-  const text = ['3,available,{"id":3,"name":"a,b"}', '7,sold,{"id":7,"name":"\\u0000😀"}', '9,pending,{"id":9}'].join(
+  const text = ['3,available,{"id":3,"name":"a,b"}', '17,sold,{"id":17,"name":"\\u0000😀"}', '9,pending,{"id":9}'].join(
     '\n',
   );
-  const page = pageOfText(['42', '3', text], 2, 2, (fields, json) => ({ fields: [...fields], json }));
+  const pet = (fields: ItemFields, end: number) => ({
+    id: fields.number(),
+    status: fields.status(),
+    json: fields.json(end),
+  });
+  const page = pageOfText(['42', '3', text], 2, pet);
   assert.deepEqual(page, {
     items: [
-      { fields: ['3', 'available'], json: '{"id":3,"name":"a,b"}' },
-      { fields: ['7', 'sold'], json: '{"id":7,"name":"\\u0000😀"}' },
+      { id: 3, status: 'available', json: '{"id":3,"name":"a,b"}' },
+      { id: 17, status: 'sold', json: '{"id":17,"name":"\\u0000😀"}' },
     ],
     more: true,
     total: 42,
   });
-  assert.deepEqual(
-    pageOfText(['5', '0', null], 20, 2, () => 1),
-    { items: [], more: false, total: 5 },
-  );
-  assert.deepEqual(
-    pageOfText(undefined, 20, 2, () => 1),
-    { items: [], more: false, total: 0 },
-  );
-  const orders = pageOfText(['1', '1', '4,placed,2,2027-01-01T00:00:00.000Z,{"id":4}'], 20, 4, (fields, json) => [
-    ...fields,
-    json,
+  assert.equal(page.items[0]?.status, PET_STATUSES[0], 'the status is the constant');
+  assert.deepEqual(pageOfText(['5', '0', null], 20, pet), { items: [], more: false, total: 5 });
+  assert.deepEqual(pageOfText(undefined, 20, pet), { items: [], more: false, total: 0 });
+  const orders = pageOfText(['1', '1', '4,placed,2,2027-01-01T00:00:00.000Z,{"id":4}'], 20, (fields, end) => [
+    fields.number(),
+    fields.status(),
+    fields.number(),
+    fields.text(),
+    fields.json(end),
   ]);
-  assert.deepEqual(orders.items, [['4', 'placed', '2', '2027-01-01T00:00:00.000Z', '{"id":4}']]);
+  assert.deepEqual(orders.items, [[4, 'placed', 2, '2027-01-01T00:00:00.000Z', '{"id":4}']]);
   assert.equal(orders.more, false);
 });

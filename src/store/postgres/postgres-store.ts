@@ -132,21 +132,21 @@ export class PostgresStore implements Store {
   );
   readonly #petPages = new StatementBatch<PageRequest<PetStatus>, Page<StoredPet>>(async (requests) =>
     (await this.#pages(PET_PAGES, requests)).map((row, index) =>
-      pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, 2, (fields, json) => ({
-        id: Number(fields[0]),
-        status: fields[1] as PetStatus,
-        json,
+      pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, (fields, end) => ({
+        id: fields.number(),
+        status: fields.status() as PetStatus,
+        json: fields.json(end),
       })),
     ),
   );
   readonly #orderPages = new StatementBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(async (requests) =>
     (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
-      pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, 4, (fields, json) => ({
-        id: Number(fields[0]),
-        status: fields[1] as OrderStatus,
-        petId: Number(fields[2]),
-        createdAt: fields[3] as string,
-        json,
+      pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, (fields, end) => ({
+        id: fields.number(),
+        status: fields.status() as OrderStatus,
+        petId: fields.number(),
+        createdAt: fields.text(),
+        json: fields.json(end),
       })),
     ),
   );
