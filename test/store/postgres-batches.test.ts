@@ -2,7 +2,7 @@
 // gets, the pages and the creates asked for in one turn go as one statement each, counted on the wire,
 // and each answer is the one the request would get asked alone, in the order asked: ids and event
 // positions in the order the creates were asked, a missing id missing, pages with their totals and
-// filters, names the JSON escapes (U+0000, a newline, commas, characters outside the BMP) passed through
+// filters, a read asked twice in one turn read once, names the JSON escapes (U+0000, a newline, commas, characters outside the BMP) passed through
 // intact. A statement that fails fails each of its requests. A page's text is cut without a parse.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -115,7 +115,7 @@ test(
     for (const [index, request] of requests.entries())
       assert.deepEqual(pages[index], await store.pagePets(request), JSON.stringify(request));
     assert.equal(pets[1], undefined, 'no pet 999999');
-    assert.equal((pets[0] as StoredPet).json, (pets[2] as StoredPet).json, 'the same id twice, answered twice');
+    assert.equal(pets[0], pets[2], 'the same id twice in one turn: read once, one answer for both');
     const expectPage = (page: Page<StoredPet> | undefined, items: number[], more: boolean, total: number): void => {
       assert.deepEqual(
         page?.items.map((pet) => pet.id),
@@ -151,7 +151,8 @@ test(
 );
 
 test('a turn of more than a batch is sent as several statements, answers still in order', { skip }, async () => {
-  const ids = Array.from({ length: MAX_BATCH + 10 }, (_, index) => (index % 70) + 1);
+  // Distinct ids (a repeated one would be read once): the pets there are, and ids beyond them.
+  const ids = Array.from({ length: MAX_BATCH + 10 }, (_, index) => index + 1);
   const { result, roundTrips } = await roundTripsOf(() => Promise.all(ids.map((id) => store.getPet(id))));
   assert.equal(roundTrips, 2);
   result.forEach((pet, index) => assert.equal(pet?.id, (ids[index] as number) > 60 ? undefined : ids[index]));

@@ -61,6 +61,9 @@ interface PetRow extends QueryResultRow {
   json: string;
 }
 
+/** What tells two page requests apart: asked twice in one turn, a page is read once. */
+const pageKey = (request: PageRequest<string>): string => `${request.status ?? ''}/${request.afterId}/${request.limit}`;
+
 /** A pet to create, as the batched statement takes it (see createPetsStatement). */
 interface NewPetRow {
   categoryId: number;
@@ -116,39 +119,47 @@ export class PostgresStore implements Store {
   readonly #eventIdPrefix: string;
   readonly #onClose: () => Promise<void>;
   /** Requests batched by turn of the event loop (statement-batch.ts): one statement answers each kind's reads of a turn. */
-  readonly #petsById = new StatementBatch<number, StoredPet | undefined>(async (ids) =>
-    (await this.#database.texts(this.#database.statement(PETS_BY_ID, [ids]))).map((row, index) =>
-      row[1] === null || row[1] === undefined
-        ? undefined
-        : { id: ids[index] as number, status: row[0] as PetStatus, json: row[1] },
-    ),
+  readonly #petsById = new StatementBatch<number, StoredPet | undefined>(
+    async (ids) =>
+      (await this.#database.texts(this.#database.statement(PETS_BY_ID, [ids]))).map((row, index) =>
+        row[1] === null || row[1] === undefined
+          ? undefined
+          : { id: ids[index] as number, status: row[0] as PetStatus, json: row[1] },
+      ),
+    (id) => id,
   );
-  readonly #ordersById = new StatementBatch<number, StoredOrder | undefined>(async (ids) =>
-    (await this.#database.texts(this.#database.statement(ORDERS_BY_ID, [ids]))).map((row, index) =>
-      row[0] === null || row[0] === undefined
-        ? undefined
-        : storedOrder(ids[index] as number, Number(row[0]), row[1] as OrderStatus, row[2] as string),
-    ),
+  readonly #ordersById = new StatementBatch<number, StoredOrder | undefined>(
+    async (ids) =>
+      (await this.#database.texts(this.#database.statement(ORDERS_BY_ID, [ids]))).map((row, index) =>
+        row[0] === null || row[0] === undefined
+          ? undefined
+          : storedOrder(ids[index] as number, Number(row[0]), row[1] as OrderStatus, row[2] as string),
+      ),
+    (id) => id,
   );
-  readonly #petPages = new StatementBatch<PageRequest<PetStatus>, Page<StoredPet>>(async (requests) =>
-    (await this.#pages(PET_PAGES, requests)).map((row, index) =>
-      pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, (fields, end) => ({
-        id: fields.number(),
-        status: fields.status() as PetStatus,
-        json: fields.json(end),
-      })),
-    ),
+  readonly #petPages = new StatementBatch<PageRequest<PetStatus>, Page<StoredPet>>(
+    async (requests) =>
+      (await this.#pages(PET_PAGES, requests)).map((row, index) =>
+        pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, (fields, end) => ({
+          id: fields.number(),
+          status: fields.status() as PetStatus,
+          json: fields.json(end),
+        })),
+      ),
+    pageKey,
   );
-  readonly #orderPages = new StatementBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(async (requests) =>
-    (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
-      pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, (fields, end) => ({
-        id: fields.number(),
-        status: fields.status() as OrderStatus,
-        petId: fields.number(),
-        createdAt: fields.text(),
-        json: fields.json(end),
-      })),
-    ),
+  readonly #orderPages = new StatementBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(
+    async (requests) =>
+      (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
+        pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, (fields, end) => ({
+          id: fields.number(),
+          status: fields.status() as OrderStatus,
+          petId: fields.number(),
+          createdAt: fields.text(),
+          json: fields.json(end),
+        })),
+      ),
+    pageKey,
   );
 
   readonly #creates = new StatementBatch<NewPetRow, StoredPet>(async (pets) => {

@@ -5,7 +5,9 @@
 // them, in order. Each still takes one round trip, and waits for no more than the turn it was asked in
 // (the statement is sent when the turn's sockets have been read: setImmediate runs after the poll
 // phase), or is sent at once with MAX_BATCH others. A statement that fails fails each of its requests
-// with the same error; a statement that writes commits all of its requests' changes or none.
+// with the same error; a statement that writes commits all of its requests' changes or none. Reads
+// asked twice in one turn (the first page of a listing, a popular pet) are read once and share their
+// answer, which no one changes: as a DataLoader coalesces the loads of one tick.
 
 /** Requests one statement answers at most: a bound on its parameters and its reply. */
 export const MAX_BATCH = 256;
@@ -15,16 +17,23 @@ interface Pending<Q, A> {
   sent: boolean;
   answers: Promise<A[]>;
   settle: (answers: Promise<A[]>) => void;
+  /** The answers asked for so far, by the request's key (when requests have keys). */
+  asked: Map<string | number, Promise<A>> | undefined;
 }
 
 /** Batches requests of type Q into statements answering A each. */
 export class StatementBatch<Q, A> {
   readonly #run: (requests: readonly Q[]) => Promise<A[]>;
+  readonly #keyOf: ((request: Q) => string | number) | undefined;
   #pending: Pending<Q, A> | undefined;
 
-  /** `run` carries out every request of a batch in one statement and answers them in order, one answer each. */
-  constructor(run: (requests: readonly Q[]) => Promise<A[]>) {
+  /**
+   * `run` carries out every request of a batch in one statement and answers them in order, one answer
+   * each. With `keyOf`, requests of one batch with the same key are one request (reads only).
+   */
+  constructor(run: (requests: readonly Q[]) => Promise<A[]>, keyOf?: (request: Q) => string | number) {
     this.#run = run;
+    this.#keyOf = keyOf;
   }
 
   /** The answer to `request`, asked with the other requests of this turn. */
@@ -35,14 +44,21 @@ export class StatementBatch<Q, A> {
       const answers = new Promise<A[]>((resolve) => {
         settle = resolve;
       });
-      const created: Pending<Q, A> = { requests: [], sent: false, answers, settle };
+      const created: Pending<Q, A> = { requests: [], sent: false, answers, settle, asked: undefined };
       pending = created;
       this.#pending = created;
       setImmediate(() => this.#send(created));
     }
+    const key = this.#keyOf?.(request);
+    if (key !== undefined) {
+      const same = pending.asked?.get(key);
+      if (same !== undefined) return same;
+    }
     const index = pending.requests.push(request) - 1;
+    const answer = pending.answers.then((answers) => answers[index] as A);
+    if (key !== undefined) (pending.asked ??= new Map()).set(key, answer);
     if (pending.requests.length >= MAX_BATCH) this.#send(pending);
-    return pending.answers.then((answers) => answers[index] as A);
+    return answer;
   }
 
   #send(pending: Pending<Q, A>): void {
