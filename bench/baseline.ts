@@ -33,6 +33,8 @@ export function createBaselineServer(answer: CannedAnswer): Server {
 export interface Baseline {
   /** The baseline's origin, e.g. http://127.0.0.1:40124 (every path gets the same answer). */
   origin: string;
+  /** Its process, for its CPU time. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -41,7 +43,7 @@ export async function startBaseline(answer: CannedAnswer): Promise<Baseline> {
   const { child, first } = await spawnChild<{ origin: string }>('bench/baseline.ts', {
     ANIMAL_STORE_BENCH_BASELINE: JSON.stringify(answer),
   });
-  return { origin: first.origin, close: () => stopChild(child) };
+  return { origin: first.origin, pid: child.pid ?? 0, close: () => stopChild(child) };
 }
 
 /** Child-process entry: listen on a free port, report it, stop when the parent closes the channel. */

@@ -19,6 +19,7 @@ import { halfOfPeakRate } from './pacing.js';
 import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
 import { targetOf } from './run.js';
 import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
+import { type CpuProbe, cpuBetween, processProbe } from './server-cpu.js';
 
 /** The load every comparison uses. */
 export interface CompareLoad {
@@ -35,6 +36,8 @@ export interface CompareLoad {
   log(line: string): void;
 }
 
+/** The name of the probe of the process that answers (the service, or the bare baseline). */
+export const SERVICE_PROBE = 'service';
 /** Each side gets this long to warm up (JIT, connection set-up) before the measured rounds. */
 export const WARMUP_MS = 2000;
 /** Each measured run first sends this long unmeasured on its own connections, so none starts cold. */
@@ -46,19 +49,31 @@ export const DEEP_STORE_PETS = 1_000_000;
 /** Create is compared at 64 connections, where group commit has writes to share. */
 export const CREATE_CONNECTIONS = 64;
 
-/** A run's result, with the generator's own CPU time during it (warm-up included) and the time that took. */
-type MeasuredRun = LoadResult & { generatorCpuMs?: number; generatorElapsedMs?: number };
+/**
+ * A run's result, with the generator's own CPU time during it (warm-up included) and the time that took,
+ * and the CPU time each probed process used during it (warm-up included), by probe name.
+ */
+type MeasuredRun = LoadResult & {
+  generatorCpuMs?: number;
+  generatorElapsedMs?: number;
+  cpuMs?: Record<string, number | undefined>;
+};
 export type Side = (durationMs: number) => Promise<MeasuredRun>;
 
-/** A side that runs a prepared scenario against `origin` with the comparison's load. */
+/**
+ * A side that runs a prepared scenario against `origin` with the comparison's load, reading the CPU
+ * time of the processes of `probes` (the service's, its servers') before and after each run.
+ */
 export function side(
   origin: string,
   prepared: PreparedScenario,
   scenario: LoadScenario,
   load: CompareLoad,
   overrides: Partial<{ connections: number; ratePerSecond: number }> = {},
+  probes: readonly CpuProbe[] = [],
 ): Side {
   return async (durationMs) => {
+    const probedBefore = await Promise.all(probes.map((probe) => probe.read()));
     const cpuBefore = process.cpuUsage();
     const connections = overrides.connections ?? load.connections;
     const result = await runThreadedLoad(
@@ -79,10 +94,16 @@ export function side(
     );
     // The warm-up is part of the CPU measured, and of the time: RUN_WARMUP_MS is added to the elapsed.
     const used = process.cpuUsage(cpuBefore);
+    const probedAfter = await Promise.all(probes.map((probe) => probe.read()));
+    const cpuMs: Record<string, number | undefined> = {};
+    probes.forEach((probe, index) => {
+      cpuMs[probe.name] = cpuBetween(probedBefore[index], probedAfter[index]);
+    });
     return {
       ...result,
       generatorCpuMs: (used.user + used.system) / 1000,
       generatorElapsedMs: result.elapsedMs + RUN_WARMUP_MS,
+      cpuMs,
     };
   };
 }
@@ -101,6 +122,13 @@ export interface SideTotals {
   problems: string[];
   /** The largest share of its cores' time the generator used in a round (see pinning.ts). */
   generatorShare: number;
+  /**
+   * CPU µs a request of each probed process (by probe name), in each round: its CPU time over the
+   * answers of the run and its warm-up; undefined where /proc could not tell.
+   */
+  roundCpuUsPerRequest: Record<string, Array<number | undefined>>;
+  /** The median of each probe's rounds; undefined where a round could not tell. */
+  cpuUsPerRequest: Record<string, number | undefined>;
 }
 
 /** The cores the generator runs on: those taskset left it, or all of them unpinned. */
@@ -108,9 +136,27 @@ function generatorCores(): number {
   return pinPlan(availableParallelism())?.generatorCores ?? availableParallelism();
 }
 
-function totals(results: readonly MeasuredRun[]): SideTotals {
+/** CPU µs a request from a run's CPU ms and the answers it covers (the run's and its warm-up's). */
+export function usPerRequest(cpuMs: number | undefined, answers: number): number | undefined {
+  return cpuMs === undefined || answers <= 0 ? undefined : (cpuMs * 1000) / answers;
+}
+
+/** The median of per-round figures; undefined when any round could not tell. */
+export function medianOfKnown(values: ReadonlyArray<number | undefined>): number | undefined {
+  if (values.length === 0 || values.some((value) => value === undefined)) return undefined;
+  return median(values as number[]);
+}
+
+export function totals(results: readonly MeasuredRun[]): SideTotals {
   const requests = results.reduce((sum, result) => sum + result.completed, 0);
   const elapsedMs = results.reduce((sum, result) => sum + result.elapsedMs, 0);
+  const roundCpuUsPerRequest: Record<string, Array<number | undefined>> = {};
+  for (const name of new Set(results.flatMap((result) => Object.keys(result.cpuMs ?? {}))))
+    roundCpuUsPerRequest[name] = results.map((result) =>
+      usPerRequest(result.cpuMs?.[name], result.completed + (result.warmupCompleted ?? 0)),
+    );
+  const cpuUsPerRequest: Record<string, number | undefined> = {};
+  for (const [name, rounds] of Object.entries(roundCpuUsPerRequest)) cpuUsPerRequest[name] = medianOfKnown(rounds);
   return {
     requests,
     elapsedMs,
@@ -128,6 +174,8 @@ function totals(results: readonly MeasuredRun[]): SideTotals {
         generatorShare(result.generatorCpuMs ?? 0, result.generatorElapsedMs ?? result.elapsedMs, generatorCores()),
       ),
     ),
+    roundCpuUsPerRequest,
+    cpuUsPerRequest,
   };
 }
 
@@ -338,7 +386,7 @@ export function hasWrk(): boolean {
 /** Service against the bare node:http baseline answering the same bytes, for one scenario. */
 export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareLoad): Promise<RatioResult> {
   const scenario = SCENARIOS[name];
-  return withService('always', scenario.localPets === 0 ? 0 : SMALL_STORE_PETS, async (_service, target) => {
+  return withService('always', scenario.localPets === 0 ? 0 : SMALL_STORE_PETS, async (serviceProcess, target) => {
     const prepared = await scenario.prepare(target);
     const baseline = await startBaseline(await captureAnswer(target, prepared.requests[0] as RequestSpec));
     try {
@@ -349,8 +397,8 @@ export function compareWithBaseline(name: keyof typeof SCENARIOS, load: CompareL
       const spec = prepared.requests[0] as RequestSpec;
       const wrk = wrkRounds({ origin: target.origin, spec }, { origin: baseline.origin, spec }, load.connections);
       const [service, bare] = await alternate(
-        side(target.origin, prepared, scenario, load),
-        side(baseline.origin, prepared, scenario, load),
+        side(target.origin, prepared, scenario, load, {}, [processProbe(SERVICE_PROBE, serviceProcess.pid)]),
+        side(baseline.origin, prepared, scenario, load, {}, [processProbe(SERVICE_PROBE, baseline.pid)]),
         load,
         load.crossCheck === true ? wrk.afterRound : undefined,
       );
@@ -431,8 +479,12 @@ export async function compareDurability(load: CompareLoad): Promise<DurabilityRe
       CREATE_CONNECTIONS,
     );
     const [a, n] = await alternate(
-      side(alwaysTarget.origin, alwaysPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
-      side(neverTarget.origin, neverPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }),
+      side(alwaysTarget.origin, alwaysPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }, [
+        processProbe(SERVICE_PROBE, always.pid),
+      ]),
+      side(neverTarget.origin, neverPrepared, SCENARIOS.create, load, { connections: CREATE_CONNECTIONS }, [
+        processProbe(SERVICE_PROBE, never.pid),
+      ]),
       load,
       load.crossCheck === true ? wrk.afterRound : undefined,
     );

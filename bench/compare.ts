@@ -9,10 +9,15 @@
 //   limiter             CPU of authentication + limiter / CPU of a list answer           ≤ 5 %
 //   create-before       creates/s with events / of the build before them (--before DIR)  ≥ 0.95
 //   create-webhooks     creates/s with 10 subscriptions / with none                      ≥ 0.80
+//   backends            service CPU a request on get, list, create with PostgreSQL and/or Redis
+//                       / embedded store + in-memory limiter: Redis limiter ≤ 1.25 (reads),
+//                       PostgreSQL ≤ 1.5 (reads), ≤ 2 (create); the servers' CPU beside
 // Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
+import { backendRows } from './backends-report.js';
+import { compareBackends } from './backends.js';
 import {
   type CompareLoad,
   compareAdmission,
@@ -24,9 +29,11 @@ import {
   hasWrk,
   DEEP_STORE_PETS,
   listAtHalfPeak,
+  SERVICE_PROBE,
   type SideTotals,
   WARMUP_MS,
 } from './compare-checks.js';
+import { cpuBeside } from './cpu-report.js';
 import { compareWithBuildBefore, compareWithSubscriptions, type CreatePairResult } from './events-checks.js';
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
@@ -34,8 +41,11 @@ import type { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
 const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
-/** Checks run only when named: create-before needs an earlier build, create-webhooks is the events' cost. */
-const EVENT_CHECKS = ['create-before', 'create-webhooks'] as const;
+/**
+ * Checks run only when named: create-before needs an earlier build, create-webhooks is the events'
+ * cost, backends needs PostgreSQL and Redis.
+ */
+const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -46,7 +56,7 @@ Measures the performance targets on local services (child processes) and prints 
 Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
                        with the baseline (${RATIO_SCENARIOS.join(', ')}), or
-                       ${EVENT_CHECKS.join(', ')} [the first eight]
+                       ${NAMED_CHECKS.join(', ')} [the first eight]
   --before DIR         For create-before: the root of a checkout of an earlier build (its
                        node_modules in place), whose bench/service-child.ts is run
   -d, --duration TIME  Measured time per side of each comparison [10s]
@@ -58,6 +68,10 @@ Options:
                        every round of the throughput checks, and print its ratio beside
   --no-pin             Do not pin the services and the generator to separate cores
   --json FILE          Also write every figure as JSON to FILE
+
+backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
+its own is made and dropped) and Redis (ANIMAL_STORE_BENCH_REDIS_URL, by default a redis-server of its
+own, where one is installed).
 
 Services are pinned to core 0 and this generator to the other cores with taskset, where it exists;
 the generator's own CPU is measured in every run, and a throughput ratio it limited is reported as
@@ -84,7 +98,7 @@ function createPairRows(what: string, target: number, result: CreatePairResult):
       check: `${what} (${result.connections} connections)`,
       measured: isGeneratorBound(bound)
         ? `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`
-        : `${result.ratio.toFixed(2)} (${rps(result.a)} / ${rps(result.b)}; generator at ${(bound * 100).toFixed(0)} %)`,
+        : `${result.ratio.toFixed(2)} (${rps(result.a)} / ${rps(result.b)}; generator at ${(bound * 100).toFixed(0)} %; ${cpuBeside(result.a, result.b, SERVICE_PROBE)})`,
       target: `≥ ${target}`,
       pass: !isGeneratorBound(bound) && result.ratio >= target,
     },
@@ -126,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
     .map((check) => check.trim())
     .filter((check) => check !== '');
   for (const check of checks) {
-    const known: readonly string[] = [...CHECKS, ...RATIO_SCENARIOS, ...EVENT_CHECKS];
+    const known: readonly string[] = [...CHECKS, ...RATIO_SCENARIOS, ...NAMED_CHECKS];
     if (!known.includes(check))
       throw new TypeError(`--checks: unknown check "${check}"; use ${[...new Set(known)].join(', ')}`);
     if (check === 'create-before' && values.before === undefined)
@@ -178,13 +192,13 @@ async function main(argv: string[]): Promise<number> {
         isGeneratorBound(bound)
           ? {
               check: `${check}: service / baseline`,
-              measured: `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`,
+              measured: `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio; ${cpuBeside(result.service, result.baseline, SERVICE_PROBE)})`,
               target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
               pass: false,
             }
           : {
               check: `${check}: service / baseline`,
-              measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)}; generator at ${(bound * 100).toFixed(0)} %)`,
+              measured: `${result.ratio.toFixed(2)} (${rps(result.service)} / ${rps(result.baseline)}; generator at ${(bound * 100).toFixed(0)} %; ${cpuBeside(result.service, result.baseline, SERVICE_PROBE)})`,
               target: `≥ ${RATIO_TARGETS[check] ?? 0.85}`,
               pass: result.ratio >= (RATIO_TARGETS[check] ?? 0.85),
             },
@@ -232,7 +246,7 @@ async function main(argv: string[]): Promise<number> {
         check: `create always / never (${result.connections} connections)`,
         measured: isGeneratorBound(bound)
           ? `generator-bound (the generator used ${(bound * 100).toFixed(0)} % of its cores; no ratio)`
-          : `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)}; generator at ${(bound * 100).toFixed(0)} %)`,
+          : `${result.ratio.toFixed(2)} (${rps(result.always)} / ${rps(result.never)}; generator at ${(bound * 100).toFixed(0)} %; ${cpuBeside(result.always, result.never, SERVICE_PROBE)})`,
         target: '≥ 0.80',
         pass: !isGeneratorBound(bound) && result.ratio >= 0.8,
       });
@@ -281,6 +295,13 @@ async function main(argv: string[]): Promise<number> {
           target: '(information)',
           pass: webhooks.drainMs !== undefined,
         });
+    } else if (check === 'backends') {
+      const results = await compareBackends(load);
+      figures[check] = results;
+      for (const result of results) {
+        for (const figure of result.figures) note(figure.totals, `${check} ${result.scenario} ${figure.backend}`);
+        rows.push(...backendRows(result));
+      }
     } else if (check === 'limiter') {
       const result = await compareAdmission(load);
       figures[check] = result;

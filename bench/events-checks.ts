@@ -12,6 +12,7 @@ import {
   type CompareLoad,
   CREATE_CONNECTIONS,
   medianRatio,
+  SERVICE_PROBE,
   side,
   type SideTotals,
   wrkRounds,
@@ -22,6 +23,7 @@ import { type LocalService, type LocalServiceOptions, startLocalService } from '
 import { startReceivers } from './receivers.js';
 import { targetOf } from './run.js';
 import { SCENARIOS, type Target } from './scenarios.js';
+import { processProbe } from './server-cpu.js';
 
 /** Subscriptions of the create-webhooks check, and of bench:delivery by default. */
 export const SUBSCRIPTIONS = 10;
@@ -101,8 +103,12 @@ async function compareCreates(
     CREATE_CONNECTIONS,
   );
   const connections = { connections: CREATE_CONNECTIONS };
-  const aSide = side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections);
-  const bSide = side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections);
+  const aSide = side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections, [
+    processProbe(SERVICE_PROBE, a.pid),
+  ]);
+  const bSide = side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections, [
+    processProbe(SERVICE_PROBE, b.pid),
+  ]);
   const [aTotals, bTotals] = await alternate(
     aAlone === undefined ? aSide : (ms) => aAlone(() => aSide(ms)),
     bAlone === undefined ? bSide : (ms) => bAlone(() => bSide(ms)),

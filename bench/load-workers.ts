@@ -81,6 +81,8 @@ export function mergeResults(results: readonly SentResult[], maxProblems = 10): 
     addInto(merged.perSecond.completed, result.perSecond.completed);
     addInto(merged.perSecond.bodyBytes, result.perSecond.bodyBytes);
     if (merged.stoppedBy === undefined && result.stoppedBy !== undefined) merged.stoppedBy = result.stoppedBy;
+    if (result.warmupCompleted !== undefined)
+      merged.warmupCompleted = (merged.warmupCompleted ?? 0) + result.warmupCompleted;
   }
   // Holes (a second in which one thread answered nothing) read as 0, not as missing.
   for (const list of [merged.perSecond.completed, merged.perSecond.bodyBytes])

@@ -94,6 +94,11 @@ export interface LoadResult {
   perSecond: { completed: number[]; bodyBytes: number[] };
   /** Set when the run stopped early at an answer of `stopOnStatuses`: that answer's status. */
   stoppedBy?: number;
+  /**
+   * Answers of the warm-up before the run (`warmupMs`), counted apart from `completed`: what a CPU
+   * time read around the whole call divides by.
+   */
+  warmupCompleted?: number;
 }
 
 const MAX_PROBLEMS_KEPT = 10;
@@ -608,12 +613,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let run = new LoadRun(options);
   const set = new ConnectionSet(options, run);
   try {
+    let warmupCompleted: number | undefined;
     if (options.warmupMs !== undefined && options.warmupMs > 0) {
       const { onProgress: _progress, ...rest } = options;
-      await new LoadRun({ ...rest, durationMs: options.warmupMs, amount: undefined }).start(set);
+      warmupCompleted = (await new LoadRun({ ...rest, durationMs: options.warmupMs, amount: undefined }).start(set))
+        .completed;
       run = new LoadRun(options);
     }
-    return await run.start(set);
+    const result = await run.start(set);
+    if (warmupCompleted !== undefined) result.warmupCompleted = warmupCompleted;
+    return result;
   } finally {
     set.close();
   }

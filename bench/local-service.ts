@@ -31,6 +31,9 @@ export interface ServiceChildConfig {
   webhookAllowPrivate?: boolean;
   /** PostgreSQL instead of the embedded store. */
   databaseUrl?: string;
+  /** The limiter shared through Redis instead of the in-memory one, and its key prefix. */
+  redisUrl?: string;
+  redisPrefix?: string;
 }
 
 export interface LocalService {
@@ -61,6 +64,8 @@ export interface LocalServiceOptions {
   webhookAllowPrivate?: boolean;
   /** PostgreSQL instead of the embedded store. */
   databaseUrl?: string;
+  /** The limiter shared through Redis (with a key prefix of this service's own) instead of the in-memory one. */
+  redisUrl?: string;
 }
 
 /** A random RFC 6750 token the service accepts as a supplied key (README "Rate limits": 16 to 256 characters). */
@@ -133,6 +138,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ],
       ...(options.webhookAllowPrivate === undefined ? {} : { webhookAllowPrivate: options.webhookAllowPrivate }),
       ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+      ...(options.redisUrl === undefined
+        ? {}
+        : { redisUrl: options.redisUrl, redisPrefix: `animal-store-bench:${randomBytes(4).toString('hex')}:` }),
     };
     const nodeArgs = [
       ...(options.nodeArgs ?? []),

@@ -17,6 +17,7 @@ const app = await createAnimalStore({
   createFirstKey: false,
   ...(config.webhookAllowPrivate === undefined ? {} : { webhookAllowPrivate: config.webhookAllowPrivate }),
   ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+  ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl, redisPrefix: config.redisPrefix }),
   logger: createLogger({
     level: config.logLevel ?? 'info',
     write: stdout.write,

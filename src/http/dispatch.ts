@@ -132,10 +132,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     try {
       const match = routing.find(method, path, headers);
       if (match.kind === 'found') operation = match.route.operationId;
-      const authenticated = admission.authenticate(req, headers);
-      key = isPending(authenticated) ? await authenticated : authenticated;
-      const admitting = admission.admit(key, headers);
-      if (isPending(admitting)) await admitting;
+      const admitting = admission.admit(req, headers);
+      key = isPending(admitting) ? await admitting : admitting;
       admitted = true;
       admission.assertCapacity(inFlight);
       const { route, params } = routing.resolve(match, method, path);
@@ -153,6 +151,8 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       if (answer.headers !== undefined) headers.setAll(answer.headers);
       sendJson(res, idempotencyKeys.statusOf(answer, claim, headers), answer.body, headers);
     } catch (error) {
+      // The Idempotency-Key is freed first: a client retrying at once after a 408 finds it free.
+      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
       // Node's 408 for a body too slow to arrive counts against no key: the token goes back.
       if (error instanceof ClientGoneError && admitted && key !== undefined && wasTimedOut(req)) {
         try {
@@ -161,7 +161,6 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
           logError(requestId, refundError);
         }
       }
-      if (arrival !== undefined) await idempotencyKeys.release(arrival, requestId);
       answerError(req, res, headers, error, requestId, logError);
     } finally {
       inFlight--;

@@ -112,3 +112,11 @@ export function addressDecision(
     policies,
   };
 }
+
+/**
+ * Whether a refusal of `Limiter.admit` is the client address's (its failed-authentication bucket is
+ * empty: the request was refused whatever its key) rather than the key's own limits'.
+ */
+export function isAddressRefusal(decision: Decision): boolean {
+  return !decision.allowed && decision.bucket?.policy === FAILED_AUTH_POLICY;
+}

@@ -4,6 +4,7 @@
 // limits/redis/, loaded only when a Redis URL is configured.
 
 export type { BucketState, Decision, QuotaPolicy, Refusal } from './decision.js';
+export { isAddressRefusal } from './address-limiter.js';
 export type { SavedLimiterState } from './limiter-state.js';
 export type { LimiterOptions } from './options.js';
 export { MAX_REFUSALS_BEFORE_BAN, resolveLimiterOptions } from './options.js';

@@ -18,6 +18,8 @@ import { restoreLimiterState, saveLimiterState } from './state-file.js';
 export class MemoryLimiter implements Limiter {
   /** The options in force, defaults applied. */
   readonly options: Readonly<ResolvedLimiterOptions>;
+  /** Every call is answered from memory, at once: a request's steps are asked one by one. */
+  readonly remote = false;
   readonly #keys: KeyLimiter;
   readonly #addresses: AddressLimiter;
   readonly #stateFile: string | undefined;
@@ -35,6 +37,14 @@ export class MemoryLimiter implements Limiter {
     const limiter = new MemoryLimiter(clock, options, stateFile);
     await restoreLimiterState(limiter, stateFile);
     return limiter;
+  }
+
+  admit(address: string, keyId: string, limits: Limits): Decision {
+    return this.#addresses.check(address) ?? this.#keys.admit(keyId, limits);
+  }
+
+  refuseAuthentication(address: string): Decision {
+    return this.#addresses.check(address) ?? this.#addresses.charge(address);
   }
 
   admitKey(keyId: string, limits: Limits): Decision {

@@ -51,10 +51,9 @@ const refusal = (code: string, message: string) => (error: unknown) =>
 test('a request with a valid key within its limits is admitted at once, its rate-limit fields set', () => {
   const { admission } = setup();
   const headers = new ResponseHeaders('r');
-  const key = admission.authenticate(withKey(), headers);
+  const key = admission.admit(withKey(), headers);
   assert.ok(!(key instanceof Promise), 'the in-memory limiter answers without a promise');
   assert.equal(key.id, 'key_1');
-  assert.equal(admission.admit(key, headers), undefined);
   assert.deepEqual(fields(headers), {
     'x-request-id': 'r',
     'x-ratelimit-limit': '2',
@@ -67,13 +66,11 @@ test('a request with a valid key within its limits is admitted at once, its rate
 
 test('a key over its limits is refused 429 rate_limited with Retry-After; the refusal is observed', async () => {
   const { admission, refused } = setup();
-  const key = admission.authenticate(withKey(), new ResponseHeaders('r'));
-  if (key instanceof Promise) assert.fail('a promise');
-  await admission.admit(key, new ResponseHeaders('r'));
-  await admission.admit(key, new ResponseHeaders('r'));
+  await admission.admit(withKey(), new ResponseHeaders('r'));
+  await admission.admit(withKey(), new ResponseHeaders('r'));
   const headers = new ResponseHeaders('r');
   assert.throws(
-    () => admission.admit(key, headers),
+    () => admission.admit(withKey(), headers),
     refusal('rate_limited', 'Too many requests; retry in 30 s (see Retry-After) and back off exponentially'),
   );
   assert.equal(fields(headers)['retry-after'], '30');
@@ -82,12 +79,11 @@ test('a key over its limits is refused 429 rate_limited with Retry-After; the re
 
 test('a request that counts against no key after all gets its token back', async () => {
   const { admission } = setup();
-  const key = admission.authenticate(withKey(), new ResponseHeaders('r'));
+  const key = admission.admit(withKey(), new ResponseHeaders('r'));
   if (key instanceof Promise) assert.fail('a promise');
-  await admission.admit(key, new ResponseHeaders('r'));
   await admission.refund(key);
   const headers = new ResponseHeaders('r');
-  await admission.admit(key, headers);
+  await admission.admit(withKey(), headers);
   assert.equal(fields(headers)['x-ratelimit-remaining'], '1', 'the refunded token was there to take');
 });
 
@@ -95,7 +91,7 @@ test('a missing or invalid key is 401, charged to the address, and the 401 tells
   const { admission } = setup();
   const headers = new ResponseHeaders('r');
   await assert.rejects(
-    async () => admission.authenticate(withKey('wrong-key-0123456789'), headers),
+    async () => admission.admit(withKey('wrong-key-0123456789'), headers),
     (error: unknown) => error instanceof ApiError && error.code === 'unauthorized',
   );
   assert.equal(fields(headers)['ratelimit-policy'], '"failed-auth";q=2;w=60');
@@ -116,19 +112,19 @@ test('an address out of failed authentications is refused before its key is look
   };
   const { admission, clock, refused } = setup({ keys });
   for (let attempt = 0; attempt < 2; attempt++)
-    await assert.rejects(async () => admission.authenticate(withKey('wrong-key-0123456789'), new ResponseHeaders('r')));
+    await assert.rejects(async () => admission.admit(withKey('wrong-key-0123456789'), new ResponseHeaders('r')));
   const before = lookups;
   const headers = new ResponseHeaders('r');
   const message =
     'Too many failed authentications from this address; wait 30 s (see Retry-After): until then every request from it is refused before its key is looked at';
-  assert.throws(() => admission.authenticate(withKey(), headers), refusal('rate_limited', message));
+  assert.throws(() => admission.admit(withKey(), headers), refusal('rate_limited', message));
   assert.equal(lookups, before, 'the valid key was not even looked at');
   assert.doesNotMatch(message, /check the key/i);
   assert.equal(fields(headers)['retry-after'], '30');
   assert.equal(fields(headers).ratelimit, '"failed-auth";r=0;t=60');
   assert.deepEqual(refused, ['rate_limited']);
   clock.advance(30_000);
-  assert.equal((admission.authenticate(withKey(), new ResponseHeaders('r')) as { id: string }).id, 'key_1');
+  assert.equal((admission.admit(withKey(), new ResponseHeaders('r')) as { id: string }).id, 'key_1');
 });
 
 test('a stopping service or one at capacity refuses with 503 and Retry-After: 1; shedding is observed', () => {

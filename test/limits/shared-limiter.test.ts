@@ -1,14 +1,25 @@
 // One suite, two limiters: the same calls at the same instants to the in-memory limiter and to the
 // Redis limiter (a real Redis, its scripts given the test's clock instead of Redis's), and the same
 // decisions back, with every number the headers are rendered from: buckets, refusals, the ban and its
-// end, refunds, forgetting, the failed-authentication bucket. Then what only Redis has: every key it
-// writes expires once it no longer matters.
+// end, refunds, forgetting, the failed-authentication bucket, and a request's steps asked in one call.
+// Then what only Redis has: every key it writes expires once it no longer matters; the requests of one
+// turn go in one script call, decided in order; a batch Redis does not answer fails each of its requests.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { Redis } from 'ioredis';
 import { ManualClock } from '../../src/core/clock.js';
-import { type Decision, type Limiter, MemoryLimiter, PLAN_LIMITS } from '../../src/limits/index.js';
+import { ApiError } from '../../src/core/errors.js';
+import { UNLIMITED } from '../../src/limits/decision.js';
+import {
+  type Decision,
+  isAddressRefusal,
+  type Limiter,
+  MemoryLimiter,
+  PLAN_LIMITS,
+  resolveLimiterOptions,
+} from '../../src/limits/index.js';
 import { openRedisLimiter } from '../../src/limits/redis/open-redis-limiter.js';
-import type { RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
+import { MAX_BATCH, RedisLimiter } from '../../src/limits/redis/redis-limiter.js';
 import { freshPrefix, keysUnder, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
 import { T0_MS } from './helpers.js';
 
@@ -136,5 +147,131 @@ test(
     assert.deepEqual([...(await keysUnder(prefix)).keys()], [hash]);
     await limiter.forgetKey('k');
     assert.equal((await keysUnder(prefix)).size, 0);
+  },
+);
+
+test(
+  'one call a request: admit and refuseAuthentication decide as their steps would, alike in memory and in Redis',
+  { skip },
+  async () => {
+    const limiters = await pair({ failedAuthCapacity: 2, failedAuthWindowMs: 60_000 });
+    const address = '203.0.113.7';
+    // Within the address's budget: the key's admission; a request without a key: the 401's charge.
+    const admitted = await both(limiters, (l) => l.admit(address, 'k', FREE), 'a valid key');
+    assert.equal(admitted?.allowed, true);
+    assert.equal(isAddressRefusal(admitted as Decision), false);
+    for (let i = 0; i < 2; i++) {
+      const charged = await both(limiters, (l) => l.refuseAuthentication(address), `401 number ${i + 1}`);
+      assert.equal(charged?.allowed, true, 'the 401 is the answer; the decision tells of the bucket it was charged to');
+      assert.equal(charged?.bucket?.remaining, 1 - i);
+    }
+    // Spent: refused whatever the key, which pays nothing; a request without a key is not charged again.
+    const refused = await both(limiters, (l) => l.admit(address, 'k', FREE), 'a valid key from a spent address');
+    assert.equal(isAddressRefusal(refused as Decision), true);
+    assert.equal(refused?.retryAfterSeconds, 30);
+    const again = await both(limiters, (l) => l.refuseAuthentication(address), 'a wrong key from a spent address');
+    assert.equal(again?.allowed, false);
+    assert.equal(again?.bucket?.remaining, 0);
+    // The key's minute bucket still holds 59 of 60: the refusals took nothing from it.
+    const elsewhere = await both(limiters, (l) => l.admit('198.51.100.1', 'k', FREE), 'the key from another address');
+    assert.equal(elsewhere?.bucket?.remaining, 58);
+    limiters.clock.advance(30_000);
+    assert.equal((await both(limiters, (l) => l.admit(address, 'k', FREE), 'a token back'))?.allowed, true);
+  },
+);
+
+/** A limiter on a client of the test's own, whose script calls are counted. */
+async function counted(unavailable: 'closed' | 'open' = 'closed') {
+  const clock = new ManualClock(T0_MS);
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  redis.on('error', () => {});
+  await redis.connect();
+  const calls: string[] = [];
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    calls.push(command.name);
+    return send(command, stream);
+  };
+  const warnings: string[] = [];
+  const limiter = new RedisLimiter({
+    redis,
+    prefix: freshPrefix(),
+    options: resolveLimiterOptions(undefined),
+    unavailable,
+    time: () => clock.now(),
+    onAvailability: (available, cause) => warnings.push(available ? 'back' : `away: ${cause}`),
+  });
+  opened.push(limiter);
+  return { clock, limiter, redis, calls, warnings, memory: new MemoryLimiter(clock) };
+}
+
+const scriptCalls = (calls: readonly string[]): number => calls.filter((name) => /^eval/.test(name)).length;
+
+test(
+  'the requests of one turn go to Redis in one script call, decided in the order they arrived: the 61st of a free key is refused',
+  { skip },
+  async () => {
+    const { limiter, calls, memory } = await counted();
+    // 61 requests of one key and, between them, another key's: all asked for in one turn.
+    const asked = Array.from({ length: 61 }, () => limiter.admit('192.0.2.1', 'k', FREE));
+    const other = limiter.admit('192.0.2.2', 'other', FREE);
+    const decisions = await Promise.all(asked);
+    assert.equal(scriptCalls(calls), 1, `one script call for the turn: ${calls.join(', ')}`);
+    decisions.forEach((decision, index) => {
+      assert.equal(decision.allowed, index < 60, `request ${index + 1}`);
+      assert.deepEqual(decision, memory.admit('192.0.2.1', 'k', FREE), `request ${index + 1}, as in memory`);
+    });
+    assert.equal(decisions[59]?.bucket?.remaining, 0);
+    assert.equal(decisions[60]?.refusal, 'rate_limited');
+    assert.equal((await other).bucket?.remaining, 59, "another key's buckets are its own");
+    // A turn of more than a batch holds: refusals counted in order into a ban, the ban then in force.
+    calls.length = 0;
+    const many = await Promise.all(Array.from({ length: MAX_BATCH + 40 }, () => limiter.admitKey('k', FREE)));
+    assert.equal(scriptCalls(calls), 2, 'a full batch is sent at once, the rest at the end of the turn');
+    many.forEach((decision, index) =>
+      assert.deepEqual(decision, memory.admitKey('k', FREE), `request ${index + 62}, as in memory`),
+    );
+    assert.equal(many[29]?.banStarted, true, 'the 31st refusal starts the ban');
+    assert.equal(many[30]?.refusal, 'temporarily_banned');
+    assert.equal(many.at(-1)?.refusal, 'temporarily_banned');
+  },
+);
+
+test(
+  'a batch that Redis does not answer: each of its requests gets 503 (closed) or no limits (open), with one warning',
+  { skip },
+  async () => {
+    const closed = await counted('closed');
+    closed.redis.disconnect();
+    const asked = [
+      closed.limiter.admit('192.0.2.1', 'k', FREE),
+      closed.limiter.admit('192.0.2.1', 'k', FREE),
+      closed.limiter.refuseAuthentication('192.0.2.3'),
+      closed.limiter.checkAddress('192.0.2.4'),
+      closed.limiter.admitKey('k2', PRO),
+    ];
+    for (const result of await Promise.allSettled(asked)) {
+      assert.equal(result.status, 'rejected');
+      const error = (result as PromiseRejectedResult).reason as ApiError;
+      assert.ok(error instanceof ApiError, String(error));
+      assert.equal(error.code, 'unavailable');
+      assert.equal(error.retryAfterSeconds, 1);
+    }
+    assert.equal(closed.warnings.length, 1, closed.warnings.join('; '));
+    assert.match(closed.warnings[0] ?? '', /^away: /);
+
+    const open = await counted('open');
+    open.redis.disconnect();
+    const [admitted, unauthenticated, checked, charged] = await Promise.all([
+      open.limiter.admit('192.0.2.1', 'k', FREE),
+      open.limiter.refuseAuthentication('192.0.2.3'),
+      open.limiter.checkAddress('192.0.2.4'),
+      open.limiter.chargeFailedAuth('192.0.2.5'),
+    ]);
+    assert.deepEqual(admitted, UNLIMITED);
+    assert.deepEqual(unauthenticated, UNLIMITED);
+    assert.equal(checked, undefined);
+    assert.deepEqual(charged, UNLIMITED);
+    assert.equal(open.warnings.length, 1, open.warnings.join('; '));
   },
 );

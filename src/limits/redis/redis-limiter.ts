@@ -1,9 +1,16 @@
 // The limiter shared by every instance through Redis: the same rules as the in-memory limiter (token
-// buckets per key, refusals and bans, the failed-authentication bucket per address), each decision one
-// atomic script call (scripts.ts), timed by Redis's clock, so that two instances behind a load balancer
-// give a key its plan once, not once each, and honour one ban. The decisions are formed here from what
-// the script reports, by the same code as the in-memory limiter's, with Redis's time as "now", so they
-// agree whichever instance answers.
+// buckets per key, refusals and bans, the failed-authentication bucket per address), decided by a
+// script run atomically in Redis (scripts.ts), timed by Redis's clock, so that two instances behind a
+// load balancer give a key its plan once, not once each, and honour one ban. The decisions are formed
+// here from what the script reports, by the same code as the in-memory limiter's, with Redis's time as
+// "now", so they agree whichever instance answers.
+//
+// Batched: every operation asked for in one turn of the event loop (the admissions of the requests read
+// in it) goes to Redis in one script call, written once and answered once, in the order asked; Redis
+// decides them one after the other, each exactly as a call of its own would be. So the round trips, the
+// system calls and the script runs are per turn, not per request: as rate-limiter-flexible and ioredis's
+// auto-pipelining do, but with one script run for the batch rather than one per command. A request
+// waits for no more than the turn it arrived in; a batch is sent at once when it holds MAX_BATCH.
 //
 // When Redis cannot be reached, `unavailable` decides: `closed` refuses requests with 503 (no request is
 // served without its limits), `open` serves them without limits (nothing told of them), with one
@@ -19,7 +26,7 @@ import type { ResolvedLimiterOptions } from '../options.js';
 import { assertLimits, DAY_MS, type Limits, MINUTE_MS } from '../plans.js';
 import { failedAuthPolicies, keyPolicies } from '../policies.js';
 import { hasToken, msUntilFull } from '../token-bucket.js';
-import { ADDRESS, ADMIT_KEY, REFUND_KEY } from './scripts.js';
+import { BATCH, OP, type Op, REPLY_FIELDS } from './scripts.js';
 
 /** What to do with requests while Redis cannot be reached. */
 export type LimiterUnavailable = 'closed' | 'open';
@@ -27,13 +34,12 @@ export type LimiterUnavailable = 'closed' | 'open';
 /** Whole seconds a client is asked to wait while the limiter is away (closed). */
 const RETRY_AFTER_SECONDS = 1;
 
-type ScriptReply = string[];
+/** Operations one script call carries at most: a bound on the script's run and on its reply. */
+export const MAX_BATCH = 512;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    animalStoreAdmitKey(hash: string, refusals: string, ...args: Array<string | number>): Result<ScriptReply, Context>;
-    animalStoreRefundKey(hash: string, ...args: Array<string | number>): Result<number, Context>;
-    animalStoreAddress(hash: string, ...args: Array<string | number>): Result<ScriptReply, Context>;
+    animalStoreLimits(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Result<string[], Context>;
   }
 }
 
@@ -50,8 +56,34 @@ export interface RedisLimiterParts {
   onAvailability: (available: boolean, error?: Error) => void;
 }
 
+/** The operations of one turn, on their way to Redis together. */
+class Batch {
+  readonly keys: string[] = [];
+  /** Each operation's ARGV (letter, per minute, per day), in order. */
+  readonly args: Array<string | number> = [];
+  count = 0;
+  sent = false;
+  /** The script's reply: the time, then REPLY_FIELDS per operation. */
+  readonly reply: Promise<string[]>;
+  settle!: (reply: Promise<string[]>) => void;
+
+  constructor() {
+    this.reply = new Promise<string[]>((resolve) => {
+      this.settle = resolve;
+    });
+  }
+}
+
+/** Where an operation's answer is: its batch, and the index of its first reply field. */
+interface Place {
+  batch: Batch;
+  at: number;
+}
+
 /** The rate limits in Redis, shared by every instance with the same Redis and prefix. */
 export class RedisLimiter implements Limiter {
+  /** Each call is a round trip to Redis: a request is decided by one call (admit or refuseAuthentication). */
+  readonly remote = true;
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #options: ResolvedLimiterOptions;
@@ -59,6 +91,8 @@ export class RedisLimiter implements Limiter {
   readonly #time: () => number;
   readonly #onAvailability: (available: boolean, error?: Error) => void;
   readonly #addressPolicies: readonly QuotaPolicy[];
+  /** The batch operations are being added to this turn; undefined until the first one. */
+  #batch: Batch | undefined;
   #available = true;
 
   constructor(parts: RedisLimiterParts) {
@@ -70,12 +104,11 @@ export class RedisLimiter implements Limiter {
     this.#onAvailability = parts.onAvailability;
     this.#addressPolicies = failedAuthPolicies(parts.options.failedAuthCapacity, parts.options.failedAuthWindowMs);
     // defineCommand sends EVALSHA, and EVAL when Redis does not know the script yet (after a restart).
-    this.#redis.defineCommand('animalStoreAdmitKey', { numberOfKeys: 2, lua: ADMIT_KEY });
-    this.#redis.defineCommand('animalStoreRefundKey', { numberOfKeys: 1, lua: REFUND_KEY });
-    this.#redis.defineCommand('animalStoreAddress', { numberOfKeys: 1, lua: ADDRESS });
+    // The number of keys is the first argument: each batch names its own.
+    this.#redis.defineCommand('animalStoreLimits', { lua: BATCH });
   }
 
-  /** The Redis keys of an API key: its buckets and ban, and its refusal times (one hash slot, for Redis Cluster). */
+  /** The Redis keys of an API key: its buckets and ban, and its refusal times. */
   keysOf(keyId: string): [hash: string, refusals: string] {
     return [`${this.#prefix}{key:${keyId}}`, `${this.#prefix}{key:${keyId}}:refusals`];
   }
@@ -85,61 +118,53 @@ export class RedisLimiter implements Limiter {
     return `${this.#prefix}addr:${address}`;
   }
 
+  async admit(address: string, keyId: string, limits: Limits): Promise<Decision> {
+    assertLimits(limits);
+    const [hash, refusals] = this.keysOf(keyId);
+    const place = this.#add(OP.admit, limits, this.addressKeyOf(address), hash, refusals);
+    const reply = await this.#replyOf(place);
+    if (reply === undefined) return UNLIMITED;
+    if (reply[place.at] === 'address') return this.#addressDecision(reply, place.at, true);
+    return this.#keyDecision(reply, place.at, limits);
+  }
+
+  async refuseAuthentication(address: string): Promise<Decision> {
+    const place = this.#add(OP.refuseAuthentication, undefined, this.addressKeyOf(address));
+    const reply = await this.#replyOf(place);
+    if (reply === undefined) return UNLIMITED;
+    return this.#addressDecision(reply, place.at, reply[place.at] === 'refused');
+  }
+
   async admitKey(keyId: string, limits: Limits): Promise<Decision> {
     assertLimits(limits);
-    const { refusalsBeforeBan, refusalWindowMs, banMs } = this.#options;
-    const [hash, refusals] = this.keysOf(keyId);
-    const reply = await this.#run(() =>
-      this.#redis.animalStoreAdmitKey(
-        hash,
-        refusals,
-        this.#time(),
-        limits.perMinute,
-        limits.perDay,
-        refusalsBeforeBan,
-        refusalWindowMs,
-        banMs,
-      ),
-    );
+    const place = this.#add(OP.admitKey, limits, ...this.keysOf(keyId));
+    const reply = await this.#replyOf(place);
     if (reply === undefined) return UNLIMITED;
-    const [outcome, minuteText, dayText, waitText, nowText, banStarted] = reply;
-    const minute = { tokens: Number(minuteText), atMs: 0 };
-    const day = { tokens: Number(dayText), atMs: 0 };
-    const levels = {
-      minute: { tokens: minute.tokens, msUntilFull: msUntilFull(minute, limits.perMinute, MINUTE_MS) },
-      day: { tokens: day.tokens, msUntilFull: msUntilFull(day, limits.perDay, DAY_MS) },
-    };
-    const waitMs = Number(waitText);
-    const admission: KeyAdmission =
-      outcome === 'admitted'
-        ? { outcome, ...levels }
-        : outcome === 'banned'
-          ? { outcome, ...levels, banLeftMs: waitMs }
-          : { outcome: 'refused', ...levels, waitMs, ...(banStarted === '1' && { banStarted: true }) };
-    return keyDecision(admission, limits, keyPolicies(limits), Number(nowText));
+    return this.#keyDecision(reply, place.at, limits);
   }
 
   async refundKey(keyId: string, limits: Limits): Promise<void> {
-    const [hash] = this.keysOf(keyId);
-    await this.#run(() => this.#redis.animalStoreRefundKey(hash, this.#time(), limits.perMinute, limits.perDay));
+    await this.#replyOf(this.#add(OP.refundKey, limits, this.keysOf(keyId)[0]));
   }
 
   async checkAddress(address: string): Promise<Decision | undefined> {
-    const reply = await this.#address(address, false);
-    if (reply === undefined || reply.tokens < 0) return undefined;
-    const bucket = { tokens: reply.tokens, atMs: 0 };
-    if (hasToken(bucket)) return undefined;
-    return this.#addressDecision(reply, true);
+    const place = this.#add(OP.checkAddress, undefined, this.addressKeyOf(address));
+    const reply = await this.#replyOf(place);
+    if (reply === undefined) return undefined;
+    const tokens = Number(reply[place.at + 1]);
+    if (tokens < 0 || hasToken({ tokens, atMs: 0 })) return undefined;
+    return this.#addressDecision(reply, place.at, true);
   }
 
   async chargeFailedAuth(address: string): Promise<Decision> {
-    const reply = await this.#address(address, true);
+    const place = this.#add(OP.chargeFailedAuth, undefined, this.addressKeyOf(address));
+    const reply = await this.#replyOf(place);
     if (reply === undefined) return UNLIMITED;
-    return this.#addressDecision(reply, false);
+    return this.#addressDecision(reply, place.at, false);
   }
 
   async forgetKey(keyId: string): Promise<void> {
-    await this.#run(() => this.#redis.del(...this.keysOf(keyId)));
+    await this.#replyOf(this.#add(OP.forgetKey, undefined, ...this.keysOf(keyId)));
   }
 
   async ping(): Promise<void> {
@@ -147,37 +172,64 @@ export class RedisLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    // What was asked for this turn is still decided (or fails, if Redis is gone) before the connection ends.
+    if (this.#batch !== undefined) this.#send(this.#batch);
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 
-  async #address(address: string, charge: boolean): Promise<{ tokens: number; nowMs: number } | undefined> {
-    const { failedAuthCapacity, failedAuthWindowMs } = this.#options;
-    const reply = await this.#run(() =>
-      this.#redis.animalStoreAddress(
-        this.addressKeyOf(address),
-        this.#time(),
-        failedAuthCapacity,
-        failedAuthWindowMs,
-        charge ? 1 : 0,
-      ),
-    );
-    return reply === undefined ? undefined : { tokens: Number(reply[0]), nowMs: Number(reply[1]) };
+  /** Adds an operation to this turn's batch (sent at the end of the turn, or now when full); where its answer will be. */
+  #add(op: Op, limits: Limits | undefined, ...keys: string[]): Place {
+    let batch = this.#batch;
+    if (batch === undefined) {
+      batch = new Batch();
+      this.#batch = batch;
+      const scheduled = batch;
+      // setImmediate runs after the poll phase, in which every socket with data was read: the
+      // requests of this turn are all in the batch by then.
+      setImmediate(() => this.#send(scheduled));
+    }
+    for (const key of keys) batch.keys.push(key);
+    batch.args.push(op, limits?.perMinute ?? 0, limits?.perDay ?? 0);
+    const at = 1 + batch.count * REPLY_FIELDS;
+    batch.count++;
+    if (batch.count >= MAX_BATCH) this.#send(batch);
+    return { batch, at };
   }
 
-  #addressDecision(reply: { tokens: number; nowMs: number }, refused: boolean): Decision {
-    const { failedAuthCapacity: capacity, failedAuthWindowMs: windowMs } = this.#options;
-    const bucket = { tokens: reply.tokens, atMs: 0 };
-    return addressDecision(bucket, capacity, windowMs, this.#addressPolicies, reply.nowMs, refused);
+  /** Sends a batch (once): one script call, whose reply or failure is every operation's. */
+  #send(batch: Batch): void {
+    if (batch.sent) return;
+    batch.sent = true;
+    if (this.#batch === batch) this.#batch = undefined;
+    const { refusalsBeforeBan, refusalWindowMs, banMs, failedAuthCapacity, failedAuthWindowMs } = this.#options;
+    let reply: Promise<string[]>;
+    try {
+      reply = this.#redis.animalStoreLimits(
+        batch.keys.length,
+        ...batch.keys,
+        this.#time(),
+        refusalsBeforeBan,
+        refusalWindowMs,
+        banMs,
+        failedAuthCapacity,
+        failedAuthWindowMs,
+        ...batch.args,
+      );
+    } catch (error) {
+      reply = Promise.reject(error as Error);
+    }
+    batch.settle(reply);
   }
 
   /**
-   * Runs one command. Redis away: `closed` throws the 503, `open` gives undefined (serve without
-   * limits). Either way the outage is told once when it starts and once when it ends.
+   * The reply holding an operation's answer. Redis away (the batch failed): `closed` throws the 503 for
+   * every operation of the batch, `open` gives undefined (serve without limits). Either way the outage
+   * is told once when it starts and once when it ends.
    */
-  async #run<T>(command: () => Promise<T>): Promise<T | undefined> {
-    let result: T;
+  async #replyOf(place: Place): Promise<string[] | undefined> {
+    let reply: string[];
     try {
-      result = await command();
+      reply = await place.batch.reply;
     } catch (error) {
       if (this.#available) {
         this.#available = false;
@@ -195,6 +247,35 @@ export class RedisLimiter implements Limiter {
       this.#available = true;
       this.#onAvailability(true);
     }
-    return result;
+    return reply;
+  }
+
+  /** The decision of a key's admission whose answer starts at `at`: outcome, minute, day, wait ms, ban started. */
+  #keyDecision(reply: readonly string[], at: number, limits: Limits): Decision {
+    const outcome = reply[at];
+    const minuteTokens = Number(reply[at + 1]);
+    const dayTokens = Number(reply[at + 2]);
+    const levels = {
+      minute: {
+        tokens: minuteTokens,
+        msUntilFull: msUntilFull({ tokens: minuteTokens, atMs: 0 }, limits.perMinute, MINUTE_MS),
+      },
+      day: { tokens: dayTokens, msUntilFull: msUntilFull({ tokens: dayTokens, atMs: 0 }, limits.perDay, DAY_MS) },
+    };
+    const waitMs = Number(reply[at + 3]);
+    const admission: KeyAdmission =
+      outcome === 'admitted'
+        ? { outcome, ...levels }
+        : outcome === 'banned'
+          ? { outcome, ...levels, banLeftMs: waitMs }
+          : { outcome: 'refused', ...levels, waitMs, ...(reply[at + 4] === '1' && { banStarted: true }) };
+    return keyDecision(admission, limits, keyPolicies(limits), Number(reply[0]));
+  }
+
+  /** The decision about an address whose tokens are the answer's second field: refused, or the bucket a 401 tells of. */
+  #addressDecision(reply: readonly string[], at: number, refused: boolean): Decision {
+    const { failedAuthCapacity: capacity, failedAuthWindowMs: windowMs } = this.#options;
+    const bucket = { tokens: Number(reply[at + 1]), atMs: 0 };
+    return addressDecision(bucket, capacity, windowMs, this.#addressPolicies, Number(reply[0]), refused);
   }
 }

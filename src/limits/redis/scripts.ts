@@ -1,7 +1,10 @@
-// The limiter's decisions as Redis scripts: each admission (both buckets, the refusal window, the ban)
-// and each failed-authentication charge is one script, run atomically by Redis in one round trip, so
-// instances sharing Redis never interleave a read and a write of the same key. Time is Redis's own
-// (`TIME`), so instances with skewed clocks agree; a test may pass a time instead (ARGV[1] > 0).
+// The limiter's decisions as one Redis script: a batch of operations (the admissions of the requests
+// that arrived in one turn of the event loop, and the odd refund or forget), each decided in the order
+// given, all run atomically by Redis in one round trip, so instances sharing Redis never interleave a
+// read and a write of the same key, and two requests of one key in one batch are decided one after the
+// other exactly as two calls would be. Time is Redis's own (`TIME`, read once per batch: its
+// operations are decided at one instant), so instances with skewed clocks agree; a test may pass a time
+// instead (ARGV[1] > 0).
 // Every key gets an expiry at the moment it stops mattering (its buckets full again, its ban and
 // refusal window over): absent state means full buckets, so nothing is lost when it expires, and
 // Redis never grows with keys or addresses that have gone quiet.
@@ -9,14 +12,48 @@
 // Numbers cross the boundary as strings: Redis turns a Lua number in a reply into an integer,
 // which would drop the fractions of a token that a continuously refilled bucket holds.
 
-/** The Lua shared by the scripts: the time, a bucket's refill, and the float slack of token counts. */
-const PRELUDE = `
+/** The operations of a batch, one letter each. */
+export const OP = {
+  /** A request with a usable key: the address's check, then (unless it refused) the key's admission. KEYS: address, hash, refusals. */
+  admit: 'A',
+  /** The key's admission alone. KEYS: hash, refusals. */
+  admitKey: 'K',
+  /** A request without a usable key: the address's check, then (unless it refused) one token charged. KEYS: address. */
+  refuseAuthentication: 'F',
+  /** The address's check alone. KEYS: address. */
+  checkAddress: 'C',
+  /** One token charged to the address. KEYS: address. */
+  chargeFailedAuth: 'G',
+  /** One token given back to each of the key's buckets. KEYS: hash. */
+  refundKey: 'R',
+  /** The key's buckets, refusals and ban deleted. KEYS: hash, refusals. */
+  forgetKey: 'X',
+} as const;
+export type Op = (typeof OP)[keyof typeof OP];
+
+/** How many KEYS each operation names, in the order listed above. */
+export const KEYS_OF: Record<Op, number> = { A: 3, K: 2, F: 1, C: 1, G: 1, R: 1, X: 2 };
+
+/** ARGV before the operations: time or 0, refusals before a ban, refusal window ms, ban ms, failed-auth capacity, its window ms. */
+export const HEADER_ARGS = 6;
+/** ARGV per operation: its letter, the key's per-minute and per-day limits (0 for an address's). */
+export const ARGS_PER_OP = 3;
+/** Reply fields per operation, after the batch's time (the reply's first field). */
+export const REPLY_FIELDS = 5;
+
+/**
+ * The batch. KEYS: each operation's keys, in order (KEYS_OF). ARGV: HEADER_ARGS, then ARGS_PER_OP per
+ * operation. Reply: the time in ms, then REPLY_FIELDS per operation:
+ *   A, K   outcome (admitted, refused, banned; A also `address` when the address refused), then for a
+ *          key: minute tokens, day tokens, wait ms, 1 when this refusal started a ban; for `address`:
+ *          the address's tokens
+ *   F      `refused` (the address is spent) or `charged`, then the address's tokens
+ *   C      `address`, then its tokens (-1: no state or full again, go on)
+ *   G      `charged`, then its tokens
+ *   R, X   `done`
+ */
+export const BATCH = `
 local EPSILON = 1e-9
-local function now_ms(given)
-  if given > 0 then return given end
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-end
 local function refill(tokens, capacity, window_ms, elapsed_ms)
   local refilled = tokens + elapsed_ms * capacity / window_ms
   if refilled > capacity then return capacity end
@@ -31,102 +68,158 @@ local function ms_until_full(tokens, capacity, window_ms)
   if missing <= EPSILON then return 0 end
   return missing * window_ms / capacity
 end
-`;
 
-/**
- * Admits one request of a key. KEYS: the key's hash (minute tokens m, day tokens d, time at, ban end),
- * its refusal list (the times of its last N+1 refusals, newest first). ARGV: time or 0, per minute,
- * per day, refusals before a ban (N), the refusal window, the ban's length (ms).
- * Reply: outcome (admitted, refused, banned), minute tokens, day tokens, wait ms, time ms, 1 when a ban started.
- */
-export const ADMIT_KEY = `${PRELUDE}
-local now = now_ms(tonumber(ARGV[1]))
-local per_minute, per_day = tonumber(ARGV[2]), tonumber(ARGV[3])
-local refusals_before_ban, refusal_window_ms, ban_ms = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local state = redis.call('HMGET', KEYS[1], 'm', 'd', 'at', 'ban')
-local minute = tonumber(state[1]) or per_minute
-local day = tonumber(state[2]) or per_day
-local at = tonumber(state[3]) or now
-local ban = tonumber(state[4]) or 0
-local elapsed = 0
-if now > at then elapsed = now - at; at = now end
--- A plan changed since: tokens are clamped to the new capacity, never raised.
-minute = refill(math.min(minute, per_minute), per_minute, 60000, elapsed)
-day = refill(math.min(day, per_day), per_day, 86400000, elapsed)
-local outcome, wait, ban_started = 'admitted', 0, '0'
-if ban > now then
-  outcome, wait = 'banned', ban - now
-else
-  if ban ~= 0 then
-    -- The ban is over: counting starts afresh.
-    ban = 0
-    redis.call('DEL', KEYS[2])
-  end
-  if minute >= 1 - EPSILON and day >= 1 - EPSILON then
-    minute = math.max(minute - 1, 0)
-    day = math.max(day - 1, 0)
+local given = tonumber(ARGV[1])
+local now = given
+if given <= 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local refusals_before_ban, refusal_window_ms, ban_ms = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local capacity, window_ms = tonumber(ARGV[5]), tonumber(ARGV[6])
+
+-- A key's admission: both buckets, the refusal window, the ban.
+local function admit_key(hash, refusals, per_minute, per_day)
+  local state = redis.call('HMGET', hash, 'm', 'd', 'at', 'ban')
+  local minute = tonumber(state[1]) or per_minute
+  local day = tonumber(state[2]) or per_day
+  local at = tonumber(state[3]) or now
+  local ban = tonumber(state[4]) or 0
+  local elapsed = 0
+  if now > at then elapsed = now - at; at = now end
+  -- A plan changed since: tokens are clamped to the new capacity, never raised.
+  minute = refill(math.min(minute, per_minute), per_minute, 60000, elapsed)
+  day = refill(math.min(day, per_day), per_day, 86400000, elapsed)
+  local outcome, wait, ban_started = 'admitted', 0, '0'
+  if ban > now then
+    outcome, wait = 'banned', ban - now
   else
-    outcome = 'refused'
-    wait = math.max(ms_until_token(minute, per_minute, 60000), ms_until_token(day, per_day, 86400000))
-    redis.call('LPUSH', KEYS[2], tostring(now))
-    redis.call('LTRIM', KEYS[2], 0, refusals_before_ban)
-    redis.call('PEXPIRE', KEYS[2], math.ceil(refusal_window_ms))
-    if redis.call('LLEN', KEYS[2]) > refusals_before_ban then
-      local oldest = tonumber(redis.call('LINDEX', KEYS[2], refusals_before_ban))
-      if now - oldest < refusal_window_ms then
-        -- This refusal is still a plain one; it starts the ban for the requests after it.
-        ban = now + ban_ms
-        wait = math.max(wait, ban_ms)
-        ban_started = '1'
+    if ban ~= 0 then
+      -- The ban is over: counting starts afresh.
+      ban = 0
+      redis.call('DEL', refusals)
+    end
+    if minute >= 1 - EPSILON and day >= 1 - EPSILON then
+      minute = math.max(minute - 1, 0)
+      day = math.max(day - 1, 0)
+    else
+      outcome = 'refused'
+      wait = math.max(ms_until_token(minute, per_minute, 60000), ms_until_token(day, per_day, 86400000))
+      redis.call('LPUSH', refusals, tostring(now))
+      redis.call('LTRIM', refusals, 0, refusals_before_ban)
+      redis.call('PEXPIRE', refusals, math.ceil(refusal_window_ms))
+      if redis.call('LLEN', refusals) > refusals_before_ban then
+        local oldest = tonumber(redis.call('LINDEX', refusals, refusals_before_ban))
+        if now - oldest < refusal_window_ms then
+          -- This refusal is still a plain one; it starts the ban for the requests after it.
+          ban = now + ban_ms
+          wait = math.max(wait, ban_ms)
+          ban_started = '1'
+        end
       end
     end
   end
+  redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at), 'ban', tostring(ban))
+  local matters_ms = math.max(ms_until_full(minute, per_minute, 60000), ms_until_full(day, per_day, 86400000), ban - now)
+  redis.call('PEXPIRE', hash, math.ceil(matters_ms) + 1000)
+  return outcome, tostring(minute), tostring(day), tostring(wait), ban_started
 end
-redis.call('HSET', KEYS[1], 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at), 'ban', tostring(ban))
-local matters_ms = math.max(ms_until_full(minute, per_minute, 60000), ms_until_full(day, per_day, 86400000), ban - now)
-redis.call('PEXPIRE', KEYS[1], math.ceil(matters_ms) + 1000)
-return { outcome, tostring(minute), tostring(day), tostring(wait), tostring(now), ban_started }
-`;
 
-/** Gives back one token of each bucket (a request that counts against no key). KEYS, ARGV as ADMIT_KEY's first three. */
-export const REFUND_KEY = `${PRELUDE}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local now = now_ms(tonumber(ARGV[1]))
-local per_minute, per_day = tonumber(ARGV[2]), tonumber(ARGV[3])
-local state = redis.call('HMGET', KEYS[1], 'm', 'd', 'at')
-local at = tonumber(state[3]) or now
-local elapsed = 0
-if now > at then elapsed = now - at; at = now end
-local minute = math.min(refill(tonumber(state[1]) or per_minute, per_minute, 60000, elapsed) + 1, per_minute)
-local day = math.min(refill(tonumber(state[2]) or per_day, per_day, 86400000, elapsed) + 1, per_day)
-redis.call('HSET', KEYS[1], 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at))
-return 1
-`;
+-- Gives back one token of each bucket (a request that counts against no key).
+local function refund_key(hash, per_minute, per_day)
+  if redis.call('EXISTS', hash) == 0 then return end
+  local state = redis.call('HMGET', hash, 'm', 'd', 'at')
+  local at = tonumber(state[3]) or now
+  local elapsed = 0
+  if now > at then elapsed = now - at; at = now end
+  local minute = math.min(refill(tonumber(state[1]) or per_minute, per_minute, 60000, elapsed) + 1, per_minute)
+  local day = math.min(refill(tonumber(state[2]) or per_day, per_day, 86400000, elapsed) + 1, per_day)
+  redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at))
+end
 
-/**
- * The failed-authentication bucket of an address. KEYS: its hash (tokens t, time at). ARGV: time or 0,
- * capacity, window ms, and 1 to charge a 401 or 0 only to check. Reply: tokens (-1: no state, go on),
- * time ms; a check of a bucket that is full again deletes it.
- */
-export const ADDRESS = `${PRELUDE}
-local now = now_ms(tonumber(ARGV[1]))
-local capacity, window_ms, charge = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
-local state = redis.call('HMGET', KEYS[1], 't', 'at')
-if state[1] == false and not charge then return { '-1', tostring(now) } end
-local tokens = tonumber(state[1]) or capacity
-local at = tonumber(state[2]) or now
-local elapsed = 0
-if now > at then elapsed = now - at; at = now end
-tokens = refill(tokens, capacity, window_ms, elapsed)
-if not charge then
+local function keep_address(key, tokens, at)
+  redis.call('HSET', key, 't', tostring(tokens), 'at', tostring(at))
+  redis.call('PEXPIRE', key, math.ceil(ms_until_full(tokens, capacity, window_ms)) + 1000)
+end
+
+-- The address's failed-authentication bucket, refilled, as tokens and time; -1 when it has no state
+-- or is full again (then deleted): the address may go on.
+local function check_address(key)
+  local state = redis.call('HMGET', key, 't', 'at')
+  if state[1] == false then return -1 end
+  local at = tonumber(state[2]) or now
+  local elapsed = 0
+  if now > at then elapsed = now - at; at = now end
+  local tokens = refill(tonumber(state[1]), capacity, window_ms, elapsed)
   if tokens >= capacity - EPSILON then
-    redis.call('DEL', KEYS[1])
-    return { '-1', tostring(now) }
+    redis.call('DEL', key)
+    return -1
   end
-else
-  tokens = math.max(tokens - 1, 0)
+  keep_address(key, tokens, at)
+  return tokens
 end
-redis.call('HSET', KEYS[1], 't', tostring(tokens), 'at', tostring(at))
-redis.call('PEXPIRE', KEYS[1], math.ceil(ms_until_full(tokens, capacity, window_ms)) + 1000)
-return { tostring(tokens), tostring(now) }
+
+local function spent(tokens)
+  return tokens >= 0 and tokens < 1 - EPSILON
+end
+
+-- One token charged to the address (a 401).
+local function charge_address(key)
+  local state = redis.call('HMGET', key, 't', 'at')
+  local tokens = tonumber(state[1]) or capacity
+  local at = tonumber(state[2]) or now
+  local elapsed = 0
+  if now > at then elapsed = now - at; at = now end
+  tokens = math.max(refill(tokens, capacity, window_ms, elapsed) - 1, 0)
+  keep_address(key, tokens, at)
+  return tokens
+end
+
+local reply = { tostring(now) }
+local n = 1
+local function put(a, b, c, d, e)
+  reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5] = a, b or '', c or '', d or '', e or ''
+  n = n + 5
+end
+local k = 1
+for i = 7, #ARGV, 3 do
+  local op = ARGV[i]
+  if op == 'A' then
+    local tokens = check_address(KEYS[k])
+    if spent(tokens) then
+      put('address', tostring(tokens))
+    else
+      put(admit_key(KEYS[k + 1], KEYS[k + 2], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])))
+    end
+    k = k + 3
+  elseif op == 'K' then
+    put(admit_key(KEYS[k], KEYS[k + 1], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])))
+    k = k + 2
+  elseif op == 'F' then
+    local tokens = check_address(KEYS[k])
+    if spent(tokens) then
+      put('refused', tostring(tokens))
+    else
+      put('charged', tostring(charge_address(KEYS[k])))
+    end
+    k = k + 1
+  elseif op == 'C' then
+    put('address', tostring(check_address(KEYS[k])))
+    k = k + 1
+  elseif op == 'G' then
+    put('charged', tostring(charge_address(KEYS[k])))
+    k = k + 1
+  elseif op == 'R' then
+    refund_key(KEYS[k], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
+    put('done')
+    k = k + 1
+  elseif op == 'X' then
+    redis.call('DEL', KEYS[k], KEYS[k + 1])
+    put('done')
+    k = k + 2
+  else
+    return redis.error_reply('unknown limiter operation ' .. tostring(op))
+  end
+end
+return reply
 `;

@@ -1,8 +1,11 @@
 // The pool of a PostgreSQL store as its parts use it: one statement, or a transaction on one
 // connection, each failure that means the database is away turned into the 503 of faults.ts, and the
 // store told once when the database stops answering and once when it answers again.
-import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
+import type { CustomTypesConfig, Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { isUnavailable, unavailableError } from './faults.js';
+
+/** Type parsers that leave every value as the text the server sent. */
+const AS_TEXT: CustomTypesConfig = { getTypeParser: () => (text: string) => text };
 
 /** The database of one store, shared by the parts that read and write it. */
 export class Database {
@@ -26,6 +29,20 @@ export class Database {
       this.#names.set(text, name);
     }
     return { name, text, values };
+  }
+
+  /**
+   * The rows of one statement as arrays of the columns' texts (null for NULL), on any connection of the
+   * pool: no conversion of any value and no object per row, for the reads that pass text through.
+   */
+  async texts(config: QueryConfig): Promise<Array<Array<string | null>>> {
+    try {
+      const result = await this.pool.query<Array<string | null>>({ ...config, rowMode: 'array', types: AS_TEXT });
+      this.#answered();
+      return result.rows;
+    } catch (error) {
+      throw this.#fault(error);
+    }
   }
 
   /** The rows of one statement, on any connection of the pool. */

@@ -25,13 +25,18 @@ import type {
   Store,
 } from '../store.js';
 import type { Database } from './database.js';
-import { COUNT_SLOTS, eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
+import { pageOfText } from './page-of.js';
+import { COUNT_SLOTS, orderCountColumn, petCountColumn } from './schema.js';
+import { StatementBatch } from './statement-batch.js';
 import {
   afterId,
+  byIdsQuery,
   countChanges,
+  createPetsStatement,
   FANNED_OUT,
+  ITEM_SEPARATOR,
   orderCounts,
-  pageQueries,
+  pagesQuery,
   recordEventsClause,
   recordEventsParams,
   rememberClause,
@@ -56,16 +61,22 @@ interface PetRow extends QueryResultRow {
   json: string;
 }
 
+/** What tells two page requests apart: asked twice in one turn, a page is read once. */
+const pageKey = (request: PageRequest<string>): string => `${request.status ?? ''}/${request.afterId}/${request.limit}`;
+
+/** A pet to create, as the batched statement takes it (see createPetsStatement). */
+interface NewPetRow {
+  categoryId: number;
+  status: PetStatus;
+  /** Its JSON after `{"id":N`. */
+  afterId: string;
+  atMs: number;
+  remember: IdempotencyRecord | undefined;
+}
+
 /** How many deliveries a change's statement added (see FANNED_OUT). */
 interface FannedRow extends QueryResultRow {
   fanned: string;
-}
-
-interface PageRow<T> extends QueryResultRow {
-  total: string | null;
-  id: string | null;
-  status: T | null;
-  json: string | null;
 }
 
 interface OrderRow extends QueryResultRow {
@@ -89,8 +100,13 @@ const petOf = (row: { id: string; status: PetStatus; json: string }): StoredPet 
 const orderOf = (row: OrderRow): StoredOrder =>
   storedOrder(Number(row.id), Number(row.pet_id), row.status, row.created_at);
 
-const PET_PAGES = pageQueries('pets', PET_STATUSES, petCountColumn);
-const ORDER_PAGES = pageQueries('orders', ORDER_STATUSES, orderCountColumn);
+const CREATE_PETS = createPetsStatement(PET_STATUSES);
+const PETS_BY_ID = byIdsQuery('pets', ['status', 'json']);
+const ORDERS_BY_ID = byIdsQuery('orders', ['pet_id', 'status', 'created_at']);
+/** A pet of a page: `id,status,json`. */
+const PET_PAGES = pagesQuery('pets', PET_STATUSES, petCountColumn, ['id', 'status']);
+/** An order of a page: `id,status,pet_id,created_at,json`. */
+const ORDER_PAGES = pagesQuery('orders', ORDER_STATUSES, orderCountColumn, ['id', 'status', 'pet_id', 'created_at']);
 
 /** The Store on a PostgreSQL database shared by every instance. */
 export class PostgresStore implements Store {
@@ -102,6 +118,76 @@ export class PostgresStore implements Store {
   /** The text every event id of this store starts with: the id of position 0 without its digit. */
   readonly #eventIdPrefix: string;
   readonly #onClose: () => Promise<void>;
+  /** Requests batched by turn of the event loop (statement-batch.ts): one statement answers each kind's reads of a turn. */
+  readonly #petsById = new StatementBatch<number, StoredPet | undefined>(
+    async (ids) =>
+      (await this.#database.texts(this.#database.statement(PETS_BY_ID, [ids]))).map((row, index) =>
+        row[1] === null || row[1] === undefined
+          ? undefined
+          : { id: ids[index] as number, status: row[0] as PetStatus, json: row[1] },
+      ),
+    (id) => id,
+  );
+  readonly #ordersById = new StatementBatch<number, StoredOrder | undefined>(
+    async (ids) =>
+      (await this.#database.texts(this.#database.statement(ORDERS_BY_ID, [ids]))).map((row, index) =>
+        row[0] === null || row[0] === undefined
+          ? undefined
+          : storedOrder(ids[index] as number, Number(row[0]), row[1] as OrderStatus, row[2] as string),
+      ),
+    (id) => id,
+  );
+  readonly #petPages = new StatementBatch<PageRequest<PetStatus>, Page<StoredPet>>(
+    async (requests) =>
+      (await this.#pages(PET_PAGES, requests)).map((row, index) =>
+        pageOfText(row, (requests[index] as PageRequest<PetStatus>).limit, (fields, end) => ({
+          id: fields.number(),
+          status: fields.status() as PetStatus,
+          json: fields.json(end),
+        })),
+      ),
+    pageKey,
+  );
+  readonly #orderPages = new StatementBatch<PageRequest<OrderStatus>, Page<StoredOrder>>(
+    async (requests) =>
+      (await this.#pages(ORDER_PAGES, requests)).map((row, index) =>
+        pageOfText(row, (requests[index] as PageRequest<OrderStatus>).limit, (fields, end) => ({
+          id: fields.number(),
+          status: fields.status() as OrderStatus,
+          petId: fields.number(),
+          createdAt: fields.text(),
+          json: fields.json(end),
+        })),
+      ),
+    pageKey,
+  );
+
+  readonly #creates = new StatementBatch<NewPetRow, StoredPet>(async (pets) => {
+    const counts = PET_STATUSES.map((status) => pets.filter((pet) => pet.status === status).length);
+    const rows = await this.#database.texts(
+      this.#database.statement(CREATE_PETS, [
+        pets.map((pet) => pet.categoryId),
+        pets.map((pet) => pet.status),
+        pets.map((pet) => pet.afterId).join(ITEM_SEPARATOR),
+        pets.map((pet) => pet.atMs),
+        pets.map((pet) => new Date(pet.atMs).toISOString()),
+        pets.map((pet) => pet.remember?.scope ?? null),
+        pets.map((pet) => pet.remember?.key ?? null),
+        pets.map((pet) => pet.remember?.fingerprint ?? null),
+        pets.map((pet) => pet.remember?.status ?? null),
+        pets.map((pet) => pet.remember?.expiresAtMs ?? null),
+        randomInt(COUNT_SLOTS),
+        this.#eventIdPrefix,
+        ...counts,
+      ]),
+    );
+    this.#announceIf({ fanned: rows[0]?.[2] ?? '0' });
+    return rows.map((row, index) => ({
+      id: Number(row[0]),
+      status: (pets[index] as NewPetRow).status,
+      json: row[1] as string,
+    }));
+  });
 
   constructor(parts: PostgresStoreParts) {
     this.#database = parts.database;
@@ -113,63 +199,32 @@ export class PostgresStore implements Store {
     this.#onClose = parts.onClose;
   }
 
-  async getPet(id: number): Promise<StoredPet | undefined> {
-    const rows = await this.#database.query<PetRow>(
-      this.#database.statement('SELECT id, status, json FROM pets WHERE id = $1', [id]),
-    );
-    return rows[0] === undefined ? undefined : petOf(rows[0]);
+  getPet(id: number): Promise<StoredPet | undefined> {
+    return this.#petsById.ask(id);
   }
 
   pagePets(request: PageRequest<PetStatus>): Promise<Page<StoredPet>> {
-    return this.#page(PET_PAGES, request, (row) => petOf(row));
+    return this.#petPages.ask(request);
   }
 
-  async createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
-    const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+  createPet(pet: Required<NewPet>, atMs: number, remember?: IdempotencyRecord): Promise<StoredPet> {
     // The name is in the JSON only: a text column cannot hold the U+0000 a name may contain.
-    const text = `
-      WITH created AS (
-        INSERT INTO pets (id, category_id, status, json)
-        SELECT next.id, $1, $2, '{"id":' || next.id || $3 FROM (SELECT nextval('pet_ids') AS id) AS next
-        RETURNING id, status, json
-      ),
-      counted AS (
-        UPDATE counts SET ${countChanges([
-          [petCountColumn(pet.status), 1],
-          [eventCountColumn('pet.created'), 1],
-        ])}
-         WHERE slot = $4
-      ),
-      ${rememberClause(5, 'created.json')},
-      ${recordEventsClause([{ type: 'pet.created', data: '(SELECT json FROM created)' }], 10)}
-      SELECT id, status, json, ${FANNED_OUT} FROM created`;
-    const params = [
-      pet.categoryId,
-      pet.status,
-      afterId(json),
-      randomInt(COUNT_SLOTS),
-      ...rememberParams(remember),
-      ...recordEventsParams(atMs, this.#eventIdPrefix),
-    ];
-    const rows = await this.#database.query<PetRow & FannedRow>(this.#database.statement(text, params));
-    const row = rows[0] as PetRow & FannedRow;
-    this.#announceIf(row);
-    return petOf(row);
-  }
-
-  async getOrder(id: number): Promise<StoredOrder | undefined> {
-    const rows = await this.#database.query<OrderRow>(
-      this.#database.statement('SELECT id, pet_id, status, created_at FROM orders WHERE id = $1', [id]),
-    );
-    return rows[0] === undefined ? undefined : orderOf(rows[0]);
-  }
-
-  async pageOrders(request: PageRequest<OrderStatus>): Promise<Page<StoredOrder>> {
-    // Orders carry their JSON, so a page is read like a page of pets; the fields come from the JSON's row.
-    return this.#page(ORDER_PAGES, request, (row) => {
-      const order = JSON.parse(row.json) as { id: number; petId: number; status: OrderStatus; createdAt: string };
-      return { ...order, json: row.json };
+    const json = storedPet(0, pet.name, pet.categoryId, pet.status).json;
+    return this.#creates.ask({
+      categoryId: pet.categoryId,
+      status: pet.status,
+      afterId: afterId(json),
+      atMs,
+      remember,
     });
+  }
+
+  getOrder(id: number): Promise<StoredOrder | undefined> {
+    return this.#ordersById.ask(id);
+  }
+
+  pageOrders(request: PageRequest<OrderStatus>): Promise<Page<StoredOrder>> {
+    return this.#orderPages.ask(request);
   }
 
   async placeOrder(
@@ -285,21 +340,17 @@ export class PostgresStore implements Store {
     if (Number(written?.fanned ?? 0) > 0) this.webhooks.announce();
   }
 
-  async #page<S extends string, T>(
-    queries: { all: string; byStatus: Map<S, string> },
-    request: PageRequest<S>,
-    itemOf: (row: { id: string; status: S; json: string }) => T,
-  ): Promise<Page<T>> {
-    const text = request.status === undefined ? queries.all : (queries.byStatus.get(request.status) as string);
-    const rows = await this.#database.query<PageRow<S>>(
-      this.#database.statement(text, [request.afterId, request.limit + 1]),
+  /** The rows of a batch of page reads (pagesQuery), one per request: total, items found, items. */
+  async #pages<S extends string>(
+    query: string,
+    requests: readonly PageRequest<S>[],
+  ): Promise<Array<Array<string | null>>> {
+    return this.#database.texts(
+      this.#database.statement(query, [
+        requests.map((request) => request.afterId),
+        requests.map((request) => request.limit + 1),
+        requests.map((request) => request.status ?? null),
+      ]),
     );
-    const items: T[] = [];
-    for (const row of rows) {
-      if (row.id === null || row.status === null || row.json === null) continue;
-      if (items.length < request.limit) items.push(itemOf({ id: row.id, status: row.status, json: row.json }));
-    }
-    const found = rows.filter((row) => row.id !== null).length;
-    return { items, more: found > request.limit, total: Number(rows[0]?.total ?? 0) };
   }
 }

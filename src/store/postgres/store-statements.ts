@@ -10,24 +10,108 @@ import { eventCountColumn, orderCountColumn, petCountColumn } from './schema.js'
 /** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
 export const afterId = (json: string): string => json.slice(json.indexOf(','));
 
-/** The listing statements, one per filter (none, or a status), named so the server prepares each once. */
-export function pageQueries<S extends string>(
+/**
+ * The statement that reads items by id for a batch of reads (statement-batch.ts): `$1` the ids asked, one
+ * row each in the order asked, its `columns` null where no item has the id.
+ */
+export function byIdsQuery(table: 'pets' | 'orders', columns: readonly string[]): string {
+  return `SELECT ${columns.map((column) => `t.${column}`).join(', ')}
+       FROM unnest($1::bigint[]) WITH ORDINALITY AS r (id, n)
+       LEFT JOIN ${table} AS t ON t.id = r.id
+      ORDER BY r.n`;
+}
+
+/** The separator of a page's items in `pagesQuery`'s answer, a newline: the stored JSON, compact, never holds one unescaped. */
+export const ITEM_SEPARATOR = '\n';
+
+/**
+ * The statement that reads a batch of pages (statement-batch.ts), each with its total: `$1` the ids each page
+ * starts after, `$2` how many items each reads (one past its size, to know whether another page
+ * follows), `$3` the status each is filtered by (null: none). One row per page, in the order asked:
+ * its total (the counts table's, for its filter), how many items it found, and the items as one text,
+ * each item `field,field,...,json` (`fields`: columns whose text holds no comma, then the JSON), the
+ * items in id order, separated by ITEM_SEPARATOR. One text instead of a row per item: the client
+ * then parses one field, not a row of fields per item. Each filter reads through its own index: the
+ * branches of the UNION are gated on the page's filter, so only one of them runs for a page.
+ */
+export function pagesQuery<S extends string>(
   table: 'pets' | 'orders',
   statuses: readonly S[],
   column: (status: S) => string,
-): { all: string; byStatus: Map<S, string> } {
-  // The page is read one row past the limit, to know whether another page follows.
-  const page = (where: string): string =>
-    `SELECT t.total, p.id, p.status, p.json
-       FROM (SELECT sum(%TOTAL%)::bigint AS total FROM counts) AS t
-       LEFT JOIN LATERAL (SELECT id, status, json FROM ${table} WHERE ${where} ORDER BY id LIMIT $2) AS p ON true
-      ORDER BY p.id`;
-  return {
-    all: page('id > $1').replace('%TOTAL%', statuses.map(column).join(' + ')),
-    byStatus: new Map(
-      statuses.map((status) => [status, page(`status = '${status}' AND id > $1`).replace('%TOTAL%', column(status))]),
+  fields: readonly string[],
+): string {
+  const columns = ['id', 'status', 'json', ...fields.filter((field) => !['id', 'status'].includes(field))];
+  const branch = (where: string): string =>
+    `(SELECT ${columns.join(', ')} FROM ${table} WHERE ${where} AND id > r.after_id ORDER BY id LIMIT r.size)`;
+  const branches = [
+    branch('r.status IS NULL'),
+    ...statuses.map((status) => branch(`r.status = '${status}' AND status = '${status}'`)),
+  ];
+  const line = [...fields.map((field) => `p.${field}::text`), 'p.json'].join(" || ',' || ");
+  return `SELECT CASE r.status ${statuses.map((status) => `WHEN '${status}' THEN t.${column(status)}`).join(' ')}
+              ELSE ${statuses.map((status) => `t.${column(status)}`).join(' + ')} END AS total,
+            page.found, page.items
+       FROM unnest($1::bigint[], $2::int[], $3::text[]) WITH ORDINALITY AS r (after_id, size, status, n)
+      CROSS JOIN (SELECT ${statuses.map((status) => `sum(${column(status)})::bigint AS ${column(status)}`).join(', ')} FROM counts) AS t
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS found, string_agg(${line}, E'\\n' ORDER BY p.id) AS items
+          FROM (${branches.join('\n          UNION ALL ')}) AS p
+      ) AS page
+      ORDER BY r.n`;
+}
+
+/**
+ * The statement that creates a batch of pets (statement-batch.ts), each as its own create would: an id
+ * from the sequence (in the order asked), its row, its count, its Idempotency-Key answer when it has
+ * one, its `pet.created` event (positions in the same order) and that event's deliveries, all in one
+ * transaction. Parameters: `$1` category ids, `$2` statuses, `$3` each pet's JSON after its id, joined by
+ * ITEM_SEPARATOR (one text: JSON in an array would be escaped and unescaped), `$4` each create's time
+ * in ms and `$5` as RFC 3339, `$6`–`$10` each Idempotency-Key answer's scope, key, fingerprint, status and
+ * expiry (nulls without one), `$11` the counts slot, `$12` the event ids' prefix, then the count of each
+ * status among the pets, in PET_STATUSES' order. Rows: each pet's id and JSON, in the order asked, with
+ * how many deliveries the statement added.
+ */
+export function createPetsStatement(statuses: readonly PetStatus[]): string {
+  const counted = [
+    ...statuses.map((status, index) => `${petCountColumn(status)} = ${petCountColumn(status)} + $${13 + index}`),
+    `${eventCountColumn('pet.created')} = ${eventCountColumn('pet.created')} + (SELECT count(*) FROM input)`,
+  ];
+  return `
+    WITH input AS (
+      SELECT * FROM unnest($1::bigint[], $2::text[], string_to_array($3, E'\\n'), $4::bigint[], $5::text[],
+                           $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[])
+        WITH ORDINALITY AS i (category_id, status, after_id, at_ms, at_text, scope, key, fingerprint, answer, expires_at, n)
     ),
-  };
+    -- Ids in the order asked: nextval is evaluated after the sort.
+    numbered AS MATERIALIZED (SELECT i.*, nextval('pet_ids') AS id FROM input AS i ORDER BY i.n),
+    created AS (
+      INSERT INTO pets (id, category_id, status, json)
+      SELECT id, category_id, status, '{"id":' || id || after_id FROM numbered
+      RETURNING id, json
+    ),
+    counted AS (UPDATE counts SET ${counted.join(', ')} WHERE slot = $11),
+    remembered AS (
+      INSERT INTO idempotency_answers (scope, key, fingerprint, status, body, expires_at)
+      SELECT n.scope, n.key, n.fingerprint, n.answer, c.json, n.expires_at
+        FROM numbered AS n JOIN created AS c USING (id) WHERE n.scope IS NOT NULL
+      ON CONFLICT (scope, key) DO UPDATE
+        SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
+    ),
+    recorded AS (
+      INSERT INTO events (seq, type, at_ms, json)
+      SELECT e.seq, 'pet.created', e.at_ms,
+             '{"id":"' || $12::text || e.seq || '","type":"pet.created","timestamp":"' || e.at_text || '","data":' || e.json || '}'
+        -- Positions in the order asked, as the ids.
+        FROM (SELECT n.at_ms, n.at_text, c.json, nextval('event_seqs') AS seq
+                FROM numbered AS n JOIN created AS c USING (id) ORDER BY n.n) AS e
+      RETURNING seq, type, at_ms
+    ),
+    fanned_out AS (
+      INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms)
+      SELECT r.seq, w.id, r.at_ms FROM recorded AS r JOIN webhooks AS w ON w.status = 'enabled' AND r.type = ANY (w.events)
+      RETURNING 1
+    )
+    SELECT c.id, c.json, ${FANNED_OUT} FROM numbered AS n JOIN created AS c USING (id) ORDER BY n.n`;
 }
 
 /** `SET` clauses of the counts table for the given changes of each column; a column named twice is summed. */

@@ -1,0 +1,75 @@
+// The rows bench:compare prints for --checks backends (backends.ts measures them). Pure: figures in,
+// rows out, so the wording is tested without a run.
+import type { BackendFigures, BackendsResult } from './backends.js';
+import { BARE, backendTarget } from './backends.js';
+import { SERVICE_PROBE } from './compare-checks.js';
+import { cpuRatio, formatMicroseconds } from './cpu-report.js';
+import { isGeneratorBound } from './pinning.js';
+import { formatNumber } from './report.js';
+
+/** One line of bench:compare's table. */
+export interface ReportRow {
+  check: string;
+  measured: string;
+  target: string;
+  pass: boolean;
+}
+
+/** The names of the probes of the servers a configuration uses, as the figures carry them. */
+const SERVERS = ['Redis', 'PostgreSQL'] as const;
+
+const ratioText = (ratio: number | undefined): string => (ratio === undefined ? 'unreadable' : `${ratio.toFixed(2)}×`);
+
+/** A side's CPU a request of one probe, or that /proc could not tell. */
+function usText(figures: BackendFigures, probe: string): string {
+  const us = figures.totals.cpuUsPerRequest[probe];
+  return us === undefined ? 'not readable from /proc here' : formatMicroseconds(us);
+}
+
+/** Requests per second, or generator-bound when the generator may have set the pace. */
+function rateText(figures: BackendFigures, ofWhat: string, ratio: number | undefined): string {
+  const share = figures.totals.generatorShare;
+  const rate = `${formatNumber(figures.totals.requestsPerSecond)} req/s`;
+  const bound = isGeneratorBound(share) ? `, generator-bound (the generator used ${(share * 100).toFixed(0)} %)` : '';
+  return ratio === undefined ? `${rate}${bound}` : `${rate} (${ratio.toFixed(2)}× ${ofWhat})${bound}`;
+}
+
+/** The rows of one scenario: the bare baseline, the reference, and each other configuration against it. */
+export function backendRows(result: BackendsResult): ReportRow[] {
+  const [bare, reference, ...others] = result.figures;
+  if (bare === undefined || reference === undefined) return [];
+  const label = (figures: BackendFigures): string =>
+    `backends ${result.scenario} (${result.connections} connections): ${figures.backend}`;
+  const rows: ReportRow[] = [
+    {
+      check: label(bare),
+      measured: `${usText(bare, SERVICE_PROBE)} a request; ${rateText(bare, '', undefined)}`,
+      target: '(the machine)',
+      pass: true,
+    },
+  ];
+  const overBare = cpuRatio(reference.totals, bare.totals, SERVICE_PROBE);
+  rows.push({
+    check: label(reference),
+    measured:
+      `${usText(reference, SERVICE_PROBE)} a request (${ratioText(overBare)} ${BARE}); ` +
+      rateText(reference, BARE, reference.totals.requestsPerSecond / Math.max(bare.totals.requestsPerSecond, 1e-9)),
+    target: '(reference)',
+    pass: true,
+  });
+  for (const figures of others) {
+    const servers = SERVERS.filter((name) => name in figures.totals.cpuUsPerRequest).map(
+      (name) => `; ${name} ${usText(figures, name)}`,
+    );
+    const target = figures.backend === BARE ? undefined : backendTarget(figures.backend, result.scenario);
+    rows.push({
+      check: label(figures),
+      measured:
+        `service ${ratioText(figures.serviceCpuRatio)} (${usText(figures, SERVICE_PROBE)} a request)${servers.join('')}; ` +
+        `with the servers ${ratioText(figures.allCpuRatio)}; ${rateText(figures, 'the reference', figures.throughputRatio)}`,
+      target: target === undefined ? '(information)' : `service ≤ ${target}×`,
+      pass: target === undefined || (figures.serviceCpuRatio !== undefined && figures.serviceCpuRatio <= target),
+    });
+  }
+  return rows;
+}
