@@ -431,13 +431,14 @@ export interface DeepPageResult {
 /** deep-page against list (the first page) on one store of a million pets. */
 export function compareDeepPage(load: CompareLoad, pets = DEEP_STORE_PETS): Promise<DeepPageResult> {
   load.log(`deep-page: generating and replaying ${pets.toLocaleString('en-US')} pets, then walking to a deep page`);
-  return withService('always', pets, async (_service, target) => {
+  return withService('always', pets, async (service, target) => {
     const first = await SCENARIOS.list.prepare(target);
     const deep = await SCENARIOS['deep-page'].prepare(target);
     load.log(`deep-page: first and deep page alternately (${JSON.stringify(deep.notes)})`);
+    const probes = [processProbe(SERVICE_PROBE, service.pid)];
     const [firstPage, deepPage] = await alternate(
-      side(target.origin, first, SCENARIOS.list, load),
-      side(target.origin, deep, SCENARIOS['deep-page'], load),
+      side(target.origin, first, SCENARIOS.list, load, {}, probes),
+      side(target.origin, deep, SCENARIOS['deep-page'], load, {}, probes),
       load,
     );
     return {

@@ -232,7 +232,7 @@ async function main(argv: string[]): Promise<number> {
       figures[check] = result;
       rows.push({
         check: `deep-page p50 / first page p50 (${formatNumber(result.pets)} pets)`,
-        measured: `${result.p50Ratio.toFixed(2)} (${result.deepPage.p50Ms} ms / ${result.firstPage.p50Ms} ms; ${rps(result.deepPage)} / ${rps(result.firstPage)})`,
+        measured: `${result.p50Ratio.toFixed(2)} (${result.deepPage.p50Ms} ms / ${result.firstPage.p50Ms} ms; ${rps(result.deepPage)} / ${rps(result.firstPage)}; ${cpuBeside(result.deepPage, result.firstPage, SERVICE_PROBE)})`,
         target: '≤ 1.2',
         pass: result.p50Ratio <= 1.2,
       });

@@ -20,7 +20,7 @@ import type { Redis, Result } from 'ioredis';
 import { ApiError } from '../../core/errors.js';
 import { addressDecision } from '../address-limiter.js';
 import { type Decision, type QuotaPolicy, UNLIMITED } from '../decision.js';
-import { type KeyAdmission, keyDecision } from '../key-decision.js';
+import { type BucketLevel, type KeyAdmission, keyDecision } from '../key-decision.js';
 import type { Limiter } from '../limiter.js';
 import type { ResolvedLimiterOptions } from '../options.js';
 import { assertLimits, DAY_MS, type Limits, MINUTE_MS } from '../plans.js';
@@ -33,6 +33,9 @@ export type LimiterUnavailable = 'closed' | 'open';
 
 /** Whole seconds a client is asked to wait while the limiter is away (closed). */
 const RETRY_AFTER_SECONDS = 1;
+
+/** API keys whose Redis key names are kept at most; past that the table starts afresh. */
+const MAX_KEPT_KEYS = 10_000;
 
 /** Operations one script call carries at most: a bound on the script's run and on its reply. */
 export const MAX_BATCH = 512;
@@ -94,6 +97,8 @@ export class RedisLimiter implements Limiter {
   /** The batch operations are being added to this turn; undefined until the first one. */
   #batch: Batch | undefined;
   #available = true;
+  readonly #keys = new Map<string, readonly [string, string]>();
+  readonly #policies = new WeakMap<Limits, { perMinute: number; perDay: number; policies: readonly QuotaPolicy[] }>();
 
   constructor(parts: RedisLimiterParts) {
     this.#redis = parts.redis;
@@ -109,8 +114,15 @@ export class RedisLimiter implements Limiter {
   }
 
   /** The Redis keys of an API key: its buckets and ban, and its refusal times. */
-  keysOf(keyId: string): [hash: string, refusals: string] {
-    return [`${this.#prefix}{key:${keyId}}`, `${this.#prefix}{key:${keyId}}:refusals`];
+  keysOf(keyId: string): readonly [hash: string, refusals: string] {
+    let keys = this.#keys.get(keyId);
+    if (keys === undefined) {
+      // Kept for the keys that make requests (one pair each), so a request builds no key text.
+      if (this.#keys.size >= MAX_KEPT_KEYS) this.#keys.clear();
+      keys = [`${this.#prefix}{key:${keyId}}`, `${this.#prefix}{key:${keyId}}:refusals`];
+      this.#keys.set(keyId, keys);
+    }
+    return keys;
   }
 
   /** The Redis key of an address's failed-authentication bucket. */
@@ -118,21 +130,33 @@ export class RedisLimiter implements Limiter {
     return `${this.#prefix}addr:${address}`;
   }
 
-  async admit(address: string, keyId: string, limits: Limits): Promise<Decision> {
+  // The two calls every request makes are written out: no rest parameters, one promise each.
+  admit(address: string, keyId: string, limits: Limits): Promise<Decision> {
     assertLimits(limits);
     const [hash, refusals] = this.keysOf(keyId);
-    const place = this.#add(OP.admit, limits, this.addressKeyOf(address), hash, refusals);
-    const reply = await this.#replyOf(place);
-    if (reply === undefined) return UNLIMITED;
-    if (reply[place.at] === 'address') return this.#addressDecision(reply, place.at, true);
-    return this.#keyDecision(reply, place.at, limits);
+    const batch = this.#batchOfTurn();
+    batch.keys.push(this.addressKeyOf(address), hash, refusals);
+    const at = this.#added(batch, OP.admit, limits.perMinute, limits.perDay);
+    return batch.reply.then(
+      (reply) => {
+        this.#answered();
+        return reply[at] === 'address' ? this.#addressDecision(reply, at, true) : this.#keyDecision(reply, at, limits);
+      },
+      (error: unknown) => this.#failed(error, UNLIMITED),
+    );
   }
 
-  async refuseAuthentication(address: string): Promise<Decision> {
-    const place = this.#add(OP.refuseAuthentication, undefined, this.addressKeyOf(address));
-    const reply = await this.#replyOf(place);
-    if (reply === undefined) return UNLIMITED;
-    return this.#addressDecision(reply, place.at, reply[place.at] === 'refused');
+  refuseAuthentication(address: string): Promise<Decision> {
+    const batch = this.#batchOfTurn();
+    batch.keys.push(this.addressKeyOf(address));
+    const at = this.#added(batch, OP.refuseAuthentication, 0, 0);
+    return batch.reply.then(
+      (reply) => {
+        this.#answered();
+        return this.#addressDecision(reply, at, reply[at] === 'refused');
+      },
+      (error: unknown) => this.#failed(error, UNLIMITED),
+    );
   }
 
   async admitKey(keyId: string, limits: Limits): Promise<Decision> {
@@ -179,21 +203,33 @@ export class RedisLimiter implements Limiter {
 
   /** Adds an operation to this turn's batch (sent at the end of the turn, or now when full); where its answer will be. */
   #add(op: Op, limits: Limits | undefined, ...keys: string[]): Place {
+    const batch = this.#batchOfTurn();
+    for (const key of keys) batch.keys.push(key);
+    const at = this.#added(batch, op, limits?.perMinute ?? 0, limits?.perDay ?? 0);
+    return { batch, at };
+  }
+
+  /** The batch of this turn, made (and its sending scheduled) by the turn's first operation. */
+  #batchOfTurn(): Batch {
     let batch = this.#batch;
     if (batch === undefined) {
-      batch = new Batch();
-      this.#batch = batch;
-      const scheduled = batch;
+      const made = new Batch();
+      batch = made;
+      this.#batch = made;
       // setImmediate runs after the poll phase, in which every socket with data was read: the
       // requests of this turn are all in the batch by then.
-      setImmediate(() => this.#send(scheduled));
+      setImmediate(() => this.#send(made));
     }
-    for (const key of keys) batch.keys.push(key);
-    batch.args.push(op, limits?.perMinute ?? 0, limits?.perDay ?? 0);
+    return batch;
+  }
+
+  /** Adds an operation whose keys were pushed; the index of its first reply field. Sends a full batch. */
+  #added(batch: Batch, op: Op, perMinute: number, perDay: number): number {
+    batch.args.push(op, perMinute, perDay);
     const at = 1 + batch.count * REPLY_FIELDS;
     batch.count++;
     if (batch.count >= MAX_BATCH) this.#send(batch);
-    return { batch, at };
+    return at;
   }
 
   /** Sends a batch (once): one script call, whose reply or failure is every operation's. */
@@ -221,33 +257,41 @@ export class RedisLimiter implements Limiter {
     batch.settle(reply);
   }
 
-  /**
-   * The reply holding an operation's answer. Redis away (the batch failed): `closed` throws the 503 for
-   * every operation of the batch, `open` gives undefined (serve without limits). Either way the outage
-   * is told once when it starts and once when it ends.
-   */
+  /** The reply holding an operation's answer; undefined while Redis is away under `open` (see #failed). */
   async #replyOf(place: Place): Promise<string[] | undefined> {
     let reply: string[];
     try {
       reply = await place.batch.reply;
     } catch (error) {
-      if (this.#available) {
-        this.#available = false;
-        this.#onAvailability(false, error as Error);
-      }
-      if (this.#unavailable === 'open') return undefined;
-      throw new ApiError(
-        'unavailable',
-        'The rate limiter cannot be reached right now; retry after the number of seconds in the Retry-After header',
-        undefined,
-        { retryAfterSeconds: RETRY_AFTER_SECONDS },
-      );
+      return this.#failed(error, undefined);
     }
-    if (!this.#available) {
-      this.#available = true;
-      this.#onAvailability(true);
-    }
+    this.#answered();
     return reply;
+  }
+
+  /** Notes that Redis answered: the outage, if there was one, is over (told once). */
+  #answered(): void {
+    if (this.#available) return;
+    this.#available = true;
+    this.#onAvailability(true);
+  }
+
+  /**
+   * An operation whose batch failed (Redis away): `closed` throws the 503 for every operation of the
+   * batch, `open` gives `whenOpen` (serve without limits). The outage is told once when it starts.
+   */
+  #failed<T>(error: unknown, whenOpen: T): T {
+    if (this.#available) {
+      this.#available = false;
+      this.#onAvailability(false, error as Error);
+    }
+    if (this.#unavailable === 'open') return whenOpen;
+    throw new ApiError(
+      'unavailable',
+      'The rate limiter cannot be reached right now; retry after the number of seconds in the Retry-After header',
+      undefined,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
   }
 
   /** The decision of a key's admission whose answer starts at `at`: outcome, minute, day, wait ms, ban started. */
@@ -255,21 +299,34 @@ export class RedisLimiter implements Limiter {
     const outcome = reply[at];
     const minuteTokens = Number(reply[at + 1]);
     const dayTokens = Number(reply[at + 2]);
-    const levels = {
-      minute: {
-        tokens: minuteTokens,
-        msUntilFull: msUntilFull({ tokens: minuteTokens, atMs: 0 }, limits.perMinute, MINUTE_MS),
-      },
-      day: { tokens: dayTokens, msUntilFull: msUntilFull({ tokens: dayTokens, atMs: 0 }, limits.perDay, DAY_MS) },
+    const minute: BucketLevel = {
+      tokens: minuteTokens,
+      msUntilFull: msUntilFull({ tokens: minuteTokens, atMs: 0 }, limits.perMinute, MINUTE_MS),
+    };
+    const day: BucketLevel = {
+      tokens: dayTokens,
+      msUntilFull: msUntilFull({ tokens: dayTokens, atMs: 0 }, limits.perDay, DAY_MS),
     };
     const waitMs = Number(reply[at + 3]);
     const admission: KeyAdmission =
       outcome === 'admitted'
-        ? { outcome, ...levels }
+        ? { outcome, minute, day }
         : outcome === 'banned'
-          ? { outcome, ...levels, banLeftMs: waitMs }
-          : { outcome: 'refused', ...levels, waitMs, ...(reply[at + 4] === '1' && { banStarted: true }) };
-    return keyDecision(admission, limits, keyPolicies(limits), Number(reply[0]));
+          ? { outcome, minute, day, banLeftMs: waitMs }
+          : reply[at + 4] === '1'
+            ? { outcome: 'refused', minute, day, waitMs, banStarted: true }
+            : { outcome: 'refused', minute, day, waitMs };
+    return keyDecision(admission, limits, this.#policiesOf(limits), Number(reply[0]));
+  }
+
+  /** The quota policies of `limits` (an API key's), kept per key object so a request builds no lookup text. */
+  #policiesOf(limits: Limits): readonly QuotaPolicy[] {
+    const kept = this.#policies.get(limits);
+    if (kept !== undefined && kept.perMinute === limits.perMinute && kept.perDay === limits.perDay)
+      return kept.policies;
+    const policies = keyPolicies(limits);
+    this.#policies.set(limits, { perMinute: limits.perMinute, perDay: limits.perDay, policies });
+    return policies;
   }
 
   /** The decision about an address whose tokens are the answer's second field: refused, or the bucket a 401 tells of. */

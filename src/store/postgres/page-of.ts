@@ -25,7 +25,7 @@ export function pageOf<R extends { total: string }, T>(
   return { items, more: found > limit, total: Number(rows[0]?.total ?? 0) };
 }
 
-/** The statuses a page's items may have, by length and first letter: an item's status is the constant, never a copy. */
+/** The statuses a page's items may have: an item's status is the constant, compared in place, never a copy. */
 const KNOWN_STATUSES: readonly string[] = [...PET_STATUSES, ...ORDER_STATUSES];
 
 /**

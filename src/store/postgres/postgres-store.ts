@@ -32,9 +32,10 @@ import {
   afterId,
   byIdsQuery,
   countChanges,
+  createPetsParams,
   createPetsStatement,
+  type NewPetOfBatch,
   FANNED_OUT,
-  ITEM_SEPARATOR,
   orderCounts,
   pagesQuery,
   recordEventsClause,
@@ -63,16 +64,6 @@ interface PetRow extends QueryResultRow {
 
 /** What tells two page requests apart: asked twice in one turn, a page is read once. */
 const pageKey = (request: PageRequest<string>): string => `${request.status ?? ''}/${request.afterId}/${request.limit}`;
-
-/** A pet to create, as the batched statement takes it (see createPetsStatement). */
-interface NewPetRow {
-  categoryId: number;
-  status: PetStatus;
-  /** Its JSON after `{"id":N`. */
-  afterId: string;
-  atMs: number;
-  remember: IdempotencyRecord | undefined;
-}
 
 /** How many deliveries a change's statement added (see FANNED_OUT). */
 interface FannedRow extends QueryResultRow {
@@ -162,29 +153,14 @@ export class PostgresStore implements Store {
     pageKey,
   );
 
-  readonly #creates = new StatementBatch<NewPetRow, StoredPet>(async (pets) => {
-    const counts = PET_STATUSES.map((status) => pets.filter((pet) => pet.status === status).length);
+  readonly #creates = new StatementBatch<NewPetOfBatch, StoredPet>(async (pets) => {
     const rows = await this.#database.texts(
-      this.#database.statement(CREATE_PETS, [
-        pets.map((pet) => pet.categoryId),
-        pets.map((pet) => pet.status),
-        pets.map((pet) => pet.afterId).join(ITEM_SEPARATOR),
-        pets.map((pet) => pet.atMs),
-        pets.map((pet) => new Date(pet.atMs).toISOString()),
-        pets.map((pet) => pet.remember?.scope ?? null),
-        pets.map((pet) => pet.remember?.key ?? null),
-        pets.map((pet) => pet.remember?.fingerprint ?? null),
-        pets.map((pet) => pet.remember?.status ?? null),
-        pets.map((pet) => pet.remember?.expiresAtMs ?? null),
-        randomInt(COUNT_SLOTS),
-        this.#eventIdPrefix,
-        ...counts,
-      ]),
+      this.#database.statement(CREATE_PETS, createPetsParams(pets, randomInt(COUNT_SLOTS), this.#eventIdPrefix)),
     );
     this.#announceIf({ fanned: rows[0]?.[2] ?? '0' });
     return rows.map((row, index) => ({
       id: Number(row[0]),
-      status: (pets[index] as NewPetRow).status,
+      status: (pets[index] as NewPetOfBatch).status,
       json: row[1] as string,
     }));
   });

@@ -3,7 +3,7 @@
 // text made once per shape of change, so the server prepares each statement once per connection.
 import type { EventType } from '../../events/event.js';
 import type { OrderStatus } from '../../orders/schemas.js';
-import type { PetStatus } from '../../pets/schemas.js';
+import { PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
 import type { IdempotencyRecord, OrderMove } from '../store.js';
 import { eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
 
@@ -71,7 +71,7 @@ export function pagesQuery<S extends string>(
  * status among the pets, in PET_STATUSES' order. Rows: each pet's id and JSON, in the order asked, with
  * how many deliveries the statement added.
  */
-export function createPetsStatement(statuses: readonly PetStatus[]): string {
+export function createPetsStatement(statuses: readonly PetStatus[] = PET_STATUSES): string {
   const counted = [
     ...statuses.map((status, index) => `${petCountColumn(status)} = ${petCountColumn(status)} + $${13 + index}`),
     `${eventCountColumn('pet.created')} = ${eventCountColumn('pet.created')} + (SELECT count(*) FROM input)`,
@@ -112,6 +112,35 @@ export function createPetsStatement(statuses: readonly PetStatus[]): string {
       RETURNING 1
     )
     SELECT c.id, c.json, ${FANNED_OUT} FROM numbered AS n JOIN created AS c USING (id) ORDER BY n.n`;
+}
+
+/** A pet to create, as createPetsStatement takes it. */
+export interface NewPetOfBatch {
+  categoryId: number;
+  status: PetStatus;
+  /** Its JSON after `{"id":N` (afterId). */
+  afterId: string;
+  atMs: number;
+  remember: IdempotencyRecord | undefined;
+}
+
+/** The parameters of createPetsStatement for `pets`, with the counts slot and the event ids' prefix. */
+export function createPetsParams(pets: readonly NewPetOfBatch[], slot: number, eventIdPrefix: string): unknown[] {
+  return [
+    pets.map((pet) => pet.categoryId),
+    pets.map((pet) => pet.status),
+    pets.map((pet) => pet.afterId).join(ITEM_SEPARATOR),
+    pets.map((pet) => pet.atMs),
+    pets.map((pet) => new Date(pet.atMs).toISOString()),
+    pets.map((pet) => pet.remember?.scope ?? null),
+    pets.map((pet) => pet.remember?.key ?? null),
+    pets.map((pet) => pet.remember?.fingerprint ?? null),
+    pets.map((pet) => pet.remember?.status ?? null),
+    pets.map((pet) => pet.remember?.expiresAtMs ?? null),
+    slot,
+    eventIdPrefix,
+    ...PET_STATUSES.map((status) => pets.filter((pet) => pet.status === status).length),
+  ];
 }
 
 /** `SET` clauses of the counts table for the given changes of each column; a column named twice is summed. */
