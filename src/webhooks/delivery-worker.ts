@@ -46,9 +46,10 @@ export interface DeliveryWorkerParts {
  * The load of this instance's API, which deliveries give way to: while BUSY_REQUESTS or more API
  * requests have been in flight at once within the last look, at most SLOTS_WHILE_BUSY attempts are
  * sending. In a saturated process every connection with work gets its turn of the event loop, so the
- * deliveries' share shrinks to about their slots against the API's connections; the API keeps most of
- * the process, and deliveries fall behind, durably, and catch up at full speed once the burst has
- * passed. Those slots still carry a steady stream, so a merely slow machine does not stall them.
+ * deliveries' share shrinks toward their slots against the API's connections, and deliveries fall
+ * behind, durably, and catch up at full speed once the burst has passed. Those slots still carry a
+ * steady stream, so a merely slow machine does not stall them. (The attempts' records still share the
+ * journal's synced writes with the API's changes: docs/performance.md, "Events and webhooks".)
  */
 export interface ApiLoad {
   /** The most requests in flight at once since the last call. */
