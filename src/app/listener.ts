@@ -53,7 +53,10 @@ export interface Listening {
   metricsUrl?: string;
 }
 
-/** node:http's settings of the HTTP/1.1 connections a node:http2 server with `allowHTTP1` serves. */
+/**
+ * node:http's settings of every HTTP/1.1 connection: a plain server's options, and what a node:http2
+ * server with `allowHTTP1` reads from itself for the HTTP/1.1 connections it serves.
+ */
 interface Http1Settings {
   headersTimeout: number;
   requestTimeout: number;
@@ -61,6 +64,20 @@ interface Http1Settings {
   maxHeaderSize: number;
   requireHostHeader: boolean;
   connectionsCheckingInterval: number;
+}
+
+function http1Settings(settings: Settings): Http1Settings {
+  return {
+    headersTimeout: settings.headersTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    maxHeaderSize: settings.maxHeaderBytes,
+    // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
+    requireHostHeader: false,
+    // Node checks the two timeouts above only this often (30 s by default): check every second so
+    // a slow client is cut off on time.
+    connectionsCheckingInterval: 1000,
+  };
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -117,20 +134,7 @@ export class Listeners {
   #plainServer(): Server {
     const settings = this.#settings;
     const handler = this.#connections.wrap(this.#handler);
-    const server = createServer(
-      {
-        headersTimeout: settings.headersTimeoutMs,
-        requestTimeout: settings.requestTimeoutMs,
-        keepAliveTimeout: settings.keepAliveTimeoutMs,
-        maxHeaderSize: settings.maxHeaderBytes,
-        // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
-        requireHostHeader: false,
-        // Node checks the two timeouts above only this often (30 s by default): check every second so
-        // a slow client is cut off on time.
-        connectionsCheckingInterval: 1000,
-      },
-      handler,
-    );
+    const server = createServer(http1Settings(settings), handler);
     server.maxConnections = settings.maxConnections;
     this.#connections.watch(server);
     server.on('clientError', clientErrorListener(settings.maxHeaderBytes));
@@ -171,15 +175,7 @@ export class Listeners {
     );
     server.maxConnections = settings.maxConnections;
     // HTTP/1.1 connections are served by node:http's code, which reads its settings from the server.
-    const http1: Http1Settings = {
-      headersTimeout: settings.headersTimeoutMs,
-      requestTimeout: settings.requestTimeoutMs,
-      keepAliveTimeout: settings.keepAliveTimeoutMs,
-      maxHeaderSize: settings.maxHeaderBytes,
-      requireHostHeader: false,
-      connectionsCheckingInterval: 1000,
-    };
-    Object.assign(server, http1);
+    Object.assign(server, http1Settings(settings));
     server.on('clientError', clientErrorListener(settings.maxHeaderBytes, hsts));
     // A failed handshake has no HTTP to answer in: node:http2 would pass it on to `clientError`, whose
     // answer would be written as plain text into a TLS connection that never opened.
