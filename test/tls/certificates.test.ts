@@ -132,8 +132,14 @@ async function encryptedKey(): Promise<string> {
   }).privateKey;
 }
 
-test('a pair replaced on disk is served to the next connection without a restart, while an open HTTP/2 connection keeps working', async () => {
-  const live = join(dir, 'replaced');
+/** A service on the first test pair, copied into a folder of its own (`name`) where the test can replace it. */
+async function serveFirstPair(name: string): Promise<{
+  certPath: string;
+  keyPath: string;
+  logger: ReturnType<typeof recordingLogger>;
+  app: Awaited<ReturnType<typeof createAnimalStore>>;
+}> {
+  const live = join(dir, name);
   await mkdir(live);
   const certPath = join(live, 'cert.pem');
   const keyPath = join(live, 'key.pem');
@@ -145,6 +151,11 @@ test('a pair replaced on disk is served to the next connection without a restart
     keys: [{ key: KEY, plan: 'free' }],
     logger,
   });
+  return { certPath, keyPath, logger, app };
+}
+
+test('a pair replaced on disk is served to the next connection without a restart, while an open HTTP/2 connection keeps working', async () => {
+  const { certPath, keyPath, logger, app } = await serveFirstPair('replaced');
   try {
     const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
     const open = await openHttp2(url);
@@ -167,18 +178,7 @@ test('a pair replaced on disk is served to the next connection without a restart
 });
 
 test('a half-written pair is reported once and kept out until its other half arrives', async () => {
-  const live = join(dir, 'half');
-  await mkdir(live);
-  const certPath = join(live, 'cert.pem');
-  const keyPath = join(live, 'key.pem');
-  await install(TEST_PAIRS.first, certPath, keyPath);
-  const logger = recordingLogger();
-  const app = await createAnimalStore({
-    tlsCert: certPath,
-    tlsKey: keyPath,
-    keys: [{ key: KEY, plan: 'free' }],
-    logger,
-  });
+  const { certPath, keyPath, logger, app } = await serveFirstPair('half');
   try {
     const { url } = await app.listen({ port: 0, host: '127.0.0.1' });
     // The certificate alone: it does not go with the key in place.
