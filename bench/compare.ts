@@ -24,6 +24,7 @@ import {
   CREATE_CONNECTIONS,
   compareDeepPage,
   compareDurability,
+  type CreatePairResult,
   compareGenerators,
   compareWithBaseline,
   hasWrk,
@@ -34,7 +35,7 @@ import {
   WARMUP_MS,
 } from './compare-checks.js';
 import { cpuBeside } from './cpu-report.js';
-import { compareWithBuildBefore, compareWithSubscriptions, type CreatePairResult } from './events-checks.js';
+import { compareWithBuildBefore, compareWithSubscriptions } from './events-checks.js';
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';

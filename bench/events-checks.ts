@@ -7,23 +7,11 @@
 // Both at durability always and 64 connections, alternating as every throughput check does.
 import { request } from 'undici';
 import { processCpuMs } from './admission-cost.js';
-import {
-  alternate,
-  type CompareLoad,
-  CREATE_CONNECTIONS,
-  medianRatio,
-  SERVICE_PROBE,
-  side,
-  type SideTotals,
-  wrkRounds,
-  wrkSummary,
-} from './compare-checks.js';
-import type { RequestSpec } from './load.js';
+import { type CompareLoad, compareCreates, type CreatePairResult } from './compare-checks.js';
 import { type LocalService, type LocalServiceOptions, startLocalService } from './local-service.js';
 import { startReceivers } from './receivers.js';
 import { targetOf } from './run.js';
-import { SCENARIOS, type Target } from './scenarios.js';
-import { processProbe } from './server-cpu.js';
+import type { Target } from './scenarios.js';
 
 /** Subscriptions of the create-webhooks check, and of bench:delivery by default. */
 export const SUBSCRIPTIONS = 10;
@@ -50,82 +38,6 @@ export async function petCount(target: Target): Promise<number> {
   });
   await response.body.text();
   return Number(response.headers['x-total-count']);
-}
-
-export interface CreatePairResult {
-  connections: number;
-  a: SideTotals;
-  b: SideTotals;
-  /** The median of the rounds' creates/s of a over b. */
-  ratio: number;
-  wrk?: { a: number; b: number; ratio: number };
-}
-
-/**
- * Runs `measure` with `other` stopped (SIGSTOP, then SIGCONT): a service that still has work of its own
- * (deliveries behind its creates) would otherwise take the measured one's core between its rounds.
- */
-function aloneOf(other: LocalService): <T>(measure: () => T) => T {
-  return (measure) => {
-    process.kill(other.pid, 'SIGSTOP');
-    let result: ReturnType<typeof measure>;
-    try {
-      result = measure();
-    } catch (error) {
-      process.kill(other.pid, 'SIGCONT');
-      throw error;
-    }
-    if (result instanceof Promise) return result.finally(() => process.kill(other.pid, 'SIGCONT')) as typeof result;
-    process.kill(other.pid, 'SIGCONT');
-    return result;
-  };
-}
-
-/**
- * create on service a against service b, alternately at 64 connections, wrk in the same rounds if
- * asked; with `alone`, each measured while the other is stopped.
- */
-async function compareCreates(
-  a: LocalService,
-  b: LocalService,
-  load: CompareLoad,
-  alone = false,
-): Promise<CreatePairResult> {
-  const aTarget = targetOf(a.apiUrl, a.key);
-  const bTarget = targetOf(b.apiUrl, b.key);
-  const aPrepared = await SCENARIOS.create.prepare(aTarget);
-  const bPrepared = await SCENARIOS.create.prepare(bTarget);
-  const aAlone = alone ? aloneOf(b) : undefined;
-  const bAlone = alone ? aloneOf(a) : undefined;
-  const wrk = wrkRounds(
-    { origin: aTarget.origin, spec: aPrepared.requests[0] as RequestSpec, ...(aAlone && { alone: aAlone }) },
-    { origin: bTarget.origin, spec: bPrepared.requests[0] as RequestSpec, ...(bAlone && { alone: bAlone }) },
-    CREATE_CONNECTIONS,
-  );
-  const connections = { connections: CREATE_CONNECTIONS };
-  const aSide = side(aTarget.origin, aPrepared, SCENARIOS.create, load, connections, [
-    processProbe(SERVICE_PROBE, a.pid),
-  ]);
-  const bSide = side(bTarget.origin, bPrepared, SCENARIOS.create, load, connections, [
-    processProbe(SERVICE_PROBE, b.pid),
-  ]);
-  const [aTotals, bTotals] = await alternate(
-    aAlone === undefined ? aSide : (ms) => aAlone(() => aSide(ms)),
-    bAlone === undefined ? bSide : (ms) => bAlone(() => bSide(ms)),
-    load,
-    load.crossCheck === true ? wrk.afterRound : undefined,
-  );
-  const result: CreatePairResult = {
-    connections: CREATE_CONNECTIONS,
-    a: aTotals,
-    b: bTotals,
-    ratio: medianRatio(aTotals.roundRequestsPerSecond, bTotals.roundRequestsPerSecond),
-  };
-  if (wrk.runsA.length > 0) {
-    const summary = wrkSummary(wrk.runsA, wrk.runsB);
-    result.wrk = { a: summary.a, b: summary.b, ratio: summary.ratio };
-  }
-  return result;
 }
 
 async function withServices<T>(
