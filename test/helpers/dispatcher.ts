@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/core/clock.js';
-import { createDispatcher, type DispatchContext } from '../../src/http/dispatch.js';
+import { createDispatcher, type DispatchContext, type Dispatcher } from '../../src/http/dispatch.js';
 import type { Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { Idempotency } from '../../src/idempotency/idempotency.js';
@@ -39,6 +39,8 @@ export interface DispatcherOptions extends Partial<DispatchContext> {
 export interface ServedDispatcher {
   /** The origin, e.g. http://127.0.0.1:40123 (the API lives under /v1). */
   origin: string;
+  /** The dispatcher itself, for what it counts. */
+  dispatcher: Dispatcher;
   server: Server;
   close(): void;
 }
@@ -70,6 +72,7 @@ export async function serveDispatcher(options: DispatcherOptions = {}): Promise<
   await once(server, 'listening');
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    dispatcher: handler,
     server,
     close() {
       server.closeAllConnections();

@@ -146,3 +146,37 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
     served.close();
   }
 });
+
+test('busiest() tells the most requests in flight at once since it was last asked, then starts from those in flight', async () => {
+  const releases: Array<() => void> = [];
+  const slow = defineRoute({
+    method: 'GET',
+    path: '/slow',
+    operation: described('slow'),
+    handle: () =>
+      new Promise((resolve) => {
+        releases.push(() => resolve({ status: 200, body: '{}' }));
+      }),
+  });
+  const router = new Router<Route>().add('GET', '/slow', slow);
+  const served = await serveDispatcher({ router, keyLimits: { perMinute: 1000, perDay: 10000 } });
+  try {
+    const send = async (): Promise<void> => {
+      const response = await request(`${served.origin}/v1/slow`, { headers: AUTH });
+      await response.body.dump();
+    };
+    assert.equal(served.dispatcher.busiest(), 0);
+    const three = [send(), send(), send()];
+    while (releases.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    releases.splice(0, 2).forEach((release) => release());
+    while (served.dispatcher.inFlight() > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(served.dispatcher.busiest(), 3, 'the peak, although one is in flight now');
+    assert.equal(served.dispatcher.busiest(), 1, 'asked again: those in flight at the last call');
+    releases.splice(0).forEach((release) => release());
+    await Promise.all(three);
+    assert.equal(served.dispatcher.busiest(), 1);
+    assert.equal(served.dispatcher.busiest(), 0);
+  } finally {
+    served.close();
+  }
+});
