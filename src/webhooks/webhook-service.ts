@@ -164,7 +164,7 @@ export class WebhookService {
       this.#store.sendTest(
         id,
         this.#clock.now(),
-        (current) => enabled(owned(owner, id, current), 'sent a test event'),
+        (current) => enabled(owned(owner, id, current), 'no test event can be sent to it'),
         remember === undefined ? undefined : (event: StoredEvent) => ({ ...remember, body: event.json }),
       ),
     );
@@ -196,7 +196,7 @@ export class WebhookService {
       this.#store.recover(
         id,
         Math.max(sinceMs, retainedSinceMs),
-        (current) => enabled(owned(owner, id, current), 'recovered'),
+        (current) => enabled(owned(owner, id, current), 'nothing can be recovered for it'),
         remember === undefined ? undefined : (count: number) => ({ ...remember, body: answer(count) }),
       ),
     );
@@ -216,7 +216,7 @@ export function enabled(subscription: Subscription, what: string): void {
   if (subscription.status !== 'enabled') {
     throw new ApiError(
       'conflict',
-      `Webhook ${subscription.id} is disabled, so nothing can be ${what} to it; enable it first (PATCH "status": "enabled")`,
+      `Webhook ${subscription.id} is disabled, so ${what}; enable it first (PATCH "status": "enabled")`,
     );
   }
 }

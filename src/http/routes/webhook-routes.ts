@@ -253,7 +253,7 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
         operationId: 'recoverWebhook',
         summary: 'Deliver again the events a webhook missed',
         description:
-          'Every event of its types recorded since `since` whose delivery to it did not succeed is delivered again, with the whole retry schedule.',
+          'Every event of its types recorded since `since` whose delivery to it did not succeed is delivered again, at once, with the whole retry schedule: one still waiting for a retry is sent now instead.',
         parameters: [WEBHOOK_ID],
         acceptsIdempotencyKey: true,
         requestBody: {

@@ -276,7 +276,7 @@ export class EmbeddedWebhooks implements WebhookStore {
     const seqs: number[] = [];
     for (const type of entry.subscription.events) {
       for (const seq of this.#state.webhooks.events.seqsOf(type, sinceMs))
-        if (!entry.delivered.has(seq) && entry.queue.find(seq) === -1) seqs.push(seq);
+        if (!entry.delivered.has(seq)) seqs.push(seq);
     }
     return seqs.sort((one, other) => one - other);
   }

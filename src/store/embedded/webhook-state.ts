@@ -72,10 +72,10 @@ export class WebhookState {
       case 'recover': {
         const entry = this.#enabled(change.subscriptionId);
         if (entry === undefined) return;
-        for (const seq of change.eventSeqs) {
-          if (this.events.get(seq) !== undefined && entry.queue.find(seq) === -1)
-            this.#deliver(entry, seq, change.atMs);
-        }
+        // A delivery still pending is replaced by the new one, due now with the whole schedule, as a
+        // redelivery replaces it (journals written before recovery replaced them listed none).
+        for (const seq of change.eventSeqs)
+          if (this.events.get(seq) !== undefined) this.#deliver(entry, seq, change.atMs);
         return;
       }
       case 'attempt':

@@ -71,21 +71,25 @@ export const SQL = {
     counted AS (UPDATE counts SET ${eventCountColumn('webhook.test')} = ${eventCountColumn('webhook.test')} + 1 WHERE slot = 0),
     ${rememberClause(5)}
     SELECT 1`,
+  /** A pending delivery of the event to a subscription named is replaced by the new one, as in the embedded store. */
   redeliver: `
-    WITH queued AS (
+    WITH replaced AS (DELETE FROM deliveries WHERE event_seq = $1 AND webhook_id = ANY ($2::text[])),
+    queued AS (
       INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms)
       SELECT e.seq, w.id, $3 FROM events AS e JOIN webhooks AS w ON w.id = ANY ($2::text[]) WHERE e.seq = $1
     ),
     ${rememberClause(4)}
     SELECT 1`,
+  /** Pending deliveries of the events chosen are replaced by new ones, due now, as a redelivery replaces them. */
   recover: `
-    WITH queued AS (
-      INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms)
-      SELECT e.seq, $1, $4 FROM events AS e
+    WITH chosen AS (
+      SELECT e.seq FROM events AS e
        WHERE e.test_for IS NULL AND e.at_ms >= $2 AND e.type = ANY ($3::text[])
          AND NOT EXISTS (SELECT 1 FROM attempts AS a WHERE a.webhook_id = $1 AND a.event_seq = e.seq AND a.delivered)
-         AND NOT EXISTS (SELECT 1 FROM deliveries AS d WHERE d.event_seq = e.seq AND d.webhook_id = $1)
-      RETURNING 1
+    ),
+    replaced AS (DELETE FROM deliveries AS d USING chosen WHERE d.webhook_id = $1 AND d.event_seq = chosen.seq),
+    queued AS (
+      INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms) SELECT seq, $1, $4 FROM chosen RETURNING 1
     )
     SELECT count(*) AS count FROM queued`,
   remember: `WITH ${rememberClause(1)} SELECT 1`,

@@ -41,9 +41,16 @@ export function deliveryFollowUpTests(open: OpenStore, moves: { disable: Decide;
         assert.notEqual(delivery.deliveryId, first.deliveryId);
       }
       assert.equal((await store.idempotency.find(answer.scope, answer.key, Date.now()))?.status, 202);
+      await store.webhooks.redeliver(first.event.id, [one.id]);
+      const again = await claimAll(store);
+      assert.deepEqual(
+        again.map((delivery) => delivery.subscriptionId),
+        [one.id],
+        'the pending delivery is replaced, not doubled',
+      );
     }));
 
-  test('recover delivers again every event of its types since then that was not delivered and is not pending', () =>
+  test('recover delivers again, due now, every event of its types since then that was not delivered, pending or not', () =>
     withStore(open, async ({ store }) => {
       const subscription = await subscribe(store, 'key_a', ['pet.created']);
       const atMs = recentMs();
@@ -86,18 +93,22 @@ export function deliveryFollowUpTests(open: OpenStore, moves: { disable: Decide;
         (found) => remembered('recover-1', 202, `{"count":${found}}`),
       );
       assert.equal(seen?.id, subscription.id);
-      assert.equal(count, 2);
+      assert.equal(count, 3);
+      const names = (deliveries: Awaited<ReturnType<typeof claimAll>>): string[] =>
+        deliveries.map((delivery) => JSON.parse(delivery.event.json).data.name).sort();
       const claimed = await claimAll(store);
-      assert.deepEqual(claimed.map((delivery) => JSON.parse(delivery.event.json).data.name).sort(), [
-        'given up',
-        'while disabled',
-      ]);
+      assert.deepEqual(names(claimed), ['given up', 'pending', 'while disabled']);
       assert.ok(claimed.every((delivery) => delivery.attemptsMade === 0));
       assert.equal(
         (await store.idempotency.find('key_a POST /v1/webhooks', 'recover-1', Date.now()))?.body,
-        '{"count":2}',
+        '{"count":3}',
       );
-      assert.equal(await store.webhooks.recover(subscription.id, sinceMs, () => {}), 0, 'all pending now');
+      assert.equal(
+        await store.webhooks.recover(subscription.id, sinceMs, () => {}),
+        3,
+        'pending, so not delivered yet',
+      );
+      assert.deepEqual(names(await claimAll(store)), ['given up', 'pending', 'while disabled'], 'replaced, not added');
     }));
 
   test('the Idempotency-Key answer of a test is kept with it, made from the event', () =>
@@ -182,7 +193,11 @@ export function deliveryFollowUpTests(open: OpenStore, moves: { disable: Decide;
       assert.deepEqual(again?.event, retried.event);
       assert.equal(again?.attemptsMade, 1);
       assert.deepEqual(await store.webhooks.pageAttempts(subscription.id, undefined, 10), attempts);
-      assert.equal(await store.webhooks.recover(subscription.id, atMs, () => {}), 1, 'the dropped one alone');
+      assert.equal(
+        await store.webhooks.recover(subscription.id, atMs, () => {}),
+        2,
+        'the pending one and the dropped one',
+      );
     } finally {
       await opened.close();
     }
