@@ -164,8 +164,8 @@ test(
       });
       assert.equal(
         (recovered.json as { events: number }).events,
-        0,
-        'the delivered event counts as delivered, the others as pending',
+        2,
+        'the delivered event counts as delivered; the two pending are sent again',
       );
 
       clock.advance(1000);
