@@ -26,7 +26,7 @@ export function journalChangeLog(
     if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
     compacting = true;
     journal
-      .compact(() => stateOf().snapshot())
+      .compact(() => stateOf().frozenSnapshot())
       .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
       .finally(() => {
         compacting = false;
