@@ -231,7 +231,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--compact-min-records',
     env: 'ANIMAL_STORE_COMPACT_MIN_RECORDS',
     kind: 'integer',
-    description: 'Compact the log once this many records are superseded (and a third of it or more).',
+    description: 'Compact the log once this many records are superseded (and half of it or more).',
   },
   {
     option: 'keepAliveTimeoutMs',

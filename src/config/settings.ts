@@ -48,7 +48,7 @@ export interface Settings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
-  /** The log is compacted once at least this many of its records are superseded, and a third of it or more. */
+  /** The log is compacted once at least this many of its records are superseded, and half of it or more. */
   compactMinRecords: number;
   /** API requests in flight at once; more get a fast 503 instead of a growing queue. */
   maxInFlight: number;

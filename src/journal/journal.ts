@@ -10,7 +10,9 @@
 // - a failed datasync, or under 'always' a write failing for any other reason (its sync half may be
 //   what failed), is never retried and trusted (the PostgreSQL "fsyncgate" lesson): the journal turns
 //   read-only, reopens the file and verifies it before it takes writes again.
-// Compaction rewrites the log beside it and renames it into place while appends go on.
+// Compaction rewrites the log beside it and renames it into place while appends go on: the snapshot
+// is fixed at one position of the log, written in slices across turns of the event loop, and followed
+// by every batch flushed after that position.
 
 import { errorCode, StorageUnavailableError, unavailable } from './errors.js';
 import { encodeRecord } from './log-format.js';
@@ -148,8 +150,13 @@ export class Journal {
     while (this.#worker !== null) await this.#worker;
   }
 
-  /** Rewrites the log to `snapshot()`'s payloads plus every record appended after it was taken. */
-  compact(snapshot: () => string[]): Promise<void> {
+  /**
+   * Rewrites the log to `snapshot()`'s payloads plus every record appended after it was called.
+   * `snapshot` is called in one turn of the event loop, with every record flushed so far applied and
+   * none flushed after; its payloads are read over many turns while appends go on, so they must be
+   * those of that moment (a frozen copy whose records are made as they are read).
+   */
+  compact(snapshot: () => Iterable<string>): Promise<void> {
     const previous = this.#compaction ?? Promise.resolve();
     const run = previous.catch(() => {}).then(() => this.#compact(snapshot));
     this.#compaction = run;
@@ -330,7 +337,7 @@ export class Journal {
     }
   }
 
-  async #compact(snapshot: () => string[]): Promise<void> {
+  async #compact(snapshot: () => Iterable<string>): Promise<void> {
     this.#assertWritable();
     const since = { chunks: [] as Buffer[], records: 0 };
     let temp: TempLog | null = null;
@@ -356,7 +363,7 @@ export class Journal {
       this.#assertWritable();
       await this.#config.fs.rename(this.#config.tempPath, this.#config.path);
       renamed = true;
-      await this.#switchTo(temp.bytes, payloads.length + since.records);
+      await this.#switchTo(temp.bytes, temp.snapshotRecords + since.records);
       this.listener?.compacted();
     } catch (error) {
       if (!renamed) await (temp?.abandon() ?? this.#config.fs.unlink(this.#config.tempPath).catch(() => {}));

@@ -1,6 +1,9 @@
 // The new log a compaction builds beside the old one: the snapshot's records, then the batches
 // flushed meanwhile, then a full fsync. Written in chunks, so that a large store never needs its whole
-// log in one buffer. The journal renames it over the log and syncs the directory (journal.ts).
+// log in one buffer, and in slices of the event loop's time: the snapshot's records are made as they
+// are read (a second or more of work at a million pets), and each chunk is written once it is full or
+// its slice has lasted SLICE_MS, so the API and the deliveries get their turns in between. The journal
+// renames it over the log and syncs the directory (journal.ts).
 
 import { encodeRecord } from './log-format.js';
 import type { StorageFile, StorageFs } from './storage-fs.js';
@@ -8,6 +11,13 @@ import { writeAll } from './storage-fs.js';
 
 /** Bytes gathered before each write of a rewrite: large enough to amortise the calls, small enough to stay out of the way. */
 const REWRITE_CHUNK_BYTES = 1 << 20;
+/**
+ * The longest a compaction works in one turn of the event loop before its chunk is written (the write
+ * lets other callbacks run). Making a record takes a few microseconds, so the clock is read only every
+ * RECORDS_PER_CLOCK_READ records.
+ */
+const SLICE_MS = 2;
+const RECORDS_PER_CLOCK_READ = 32;
 
 /** A temporary log being written; `commit` makes it durable, `abandon` removes it. */
 export class TempLog {
@@ -16,6 +26,8 @@ export class TempLog {
   #file: StorageFile | null;
   /** Bytes written so far. */
   bytes = 0;
+  /** Records of the snapshot written by `create`. */
+  snapshotRecords = 0;
 
   private constructor(fs: StorageFs, path: string, file: StorageFile) {
     this.#fs = fs;
@@ -23,26 +35,36 @@ export class TempLog {
     this.#file = file;
   }
 
-  /** Creates (or empties) `path` and writes the records of `payloads`, calling `checkpoint` between chunks (it may throw to stop). */
+  /**
+   * Creates (or empties) `path` and writes the records of `payloads`, read a slice at a time across
+   * turns of the event loop (so they must not change meanwhile: a frozen copy), calling `checkpoint`
+   * between chunks (it may throw to stop).
+   */
   static async create(
     fs: StorageFs,
     path: string,
-    payloads: readonly string[],
+    payloads: Iterable<string>,
     checkpoint: () => void,
   ): Promise<TempLog> {
     const temp = new TempLog(fs, path, await fs.open(path, 'w'));
     try {
       let chunk: string[] = [];
       let chunkLength = 0;
+      let sliceStartMs = performance.now();
       for (const payload of payloads) {
         const line = encodeRecord(payload);
         chunk.push(line);
         chunkLength += line.length;
-        if (chunkLength >= REWRITE_CHUNK_BYTES) {
+        temp.snapshotRecords++;
+        if (
+          chunkLength >= REWRITE_CHUNK_BYTES ||
+          (chunk.length % RECORDS_PER_CLOCK_READ === 0 && performance.now() - sliceStartMs >= SLICE_MS)
+        ) {
           await temp.append(Buffer.from(chunk.join('')));
           checkpoint();
           chunk = [];
           chunkLength = 0;
+          sliceStartMs = performance.now();
         }
       }
       if (chunk.length > 0) await temp.append(Buffer.from(chunk.join('')));

@@ -73,8 +73,12 @@ const RECORDING_PER_SLOT = 4;
 const LEASE_MARGIN_MS = 30_000;
 /** The longest the worker sleeps without looking: a safety net for a notice lost with a database connection. */
 const MAX_SLEEP_MS = 30_000;
+/** Attempts started in one turn of the event loop; the rest of a claim waits for the next turns (leased meanwhile). */
+const STARTS_PER_TURN = 16;
 /** How often events past retention are forgotten. */
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** Resolves in a later turn of the event loop, after the sockets have been read. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /** A whole attempt counts as failed unless its status is 2xx (Standard Webhooks: success is any 2xx). */
 const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
 
@@ -190,7 +194,14 @@ export class DeliveryWorker {
           settings.maxInFlightPerSubscription,
           this.#held,
         );
-        for (const delivery of due) this.#start(delivery);
+        for (let index = 0; index < due.length; index++) {
+          // A turn of the event loop between slices of starts: each signs its body and writes its
+          // request, a tenth of a millisecond or more, so 128 at once held the API up for 10 to 40 ms.
+          // Stopped meanwhile: the rest stay leased and are attempted again once their leases end.
+          if (index > 0 && index % STARTS_PER_TURN === 0) await nextTurn();
+          if (this.#stopped) break;
+          this.#start(due[index] as DueDelivery);
+        }
         if (due.length < free || this.#stopped) break;
       }
       await this.#sleepUntilDue();

@@ -11,7 +11,11 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
 /**
  * The journal as a change log: a write it cannot make durable is `503 unavailable`, and once at least
  * `compactMinRecords` records of the log are superseded (old order and pet states, expired
- * Idempotency-Key answers) and they are a third of it or more, it is compacted in the background.
+ * Idempotency-Key answers, attempts past the kept ones) and they are half of it or more, it is
+ * compacted in the background. Half, as Redis rewrites its append-only file once it has doubled: a
+ * compaction rewrites the live records, so waiting until as many are superseded bounds that work to
+ * one record rewritten per record appended, and replay to twice the live records. Attempt records
+ * (one per delivery) are most of a busy log, and each compaction copies the whole state.
  */
 export function journalChangeLog(
   journal: Journal,
@@ -23,10 +27,10 @@ export function journalChangeLog(
   const compactIfWorthIt = (): void => {
     const { records } = journal.stats;
     const superseded = records - stateOf().liveRecords;
-    if (compacting || superseded < compactMinRecords || superseded * 3 < records) return;
+    if (compacting || superseded < compactMinRecords || superseded * 2 < records) return;
     compacting = true;
     journal
-      .compact(() => stateOf().snapshot())
+      .compact(() => stateOf().frozenSnapshot())
       .catch((error: unknown) => log(`compaction failed: ${(error as Error).message}`))
       .finally(() => {
         compacting = false;

@@ -54,6 +54,14 @@ export class DeliveredSet {
     return ranges;
   }
 
+  /** A copy that later changes of this set do not reach (a compaction's snapshot reads it across turns). */
+  copy(): DeliveredSet {
+    const copy = new DeliveredSet();
+    copy.#base = this.#base;
+    copy.#bits = this.#bits.slice();
+    return copy;
+  }
+
   /** Moves bit 0 to `base` and makes room for `bytes` bytes. */
   #grow(base: number, bytes: number): void {
     const shift = (this.#base - base) >> 3;

@@ -169,6 +169,21 @@ export class DeliveryQueue {
     }
   }
 
+  /**
+   * The pending deliveries as they are now, for a compaction's snapshot to read across turns: the
+   * columns copied, without leases or due order (the copy is only read, through `values`).
+   */
+  copy(): DeliveryQueue {
+    const copy = new DeliveryQueue();
+    copy.#events = this.#events.slice(0, this.#length);
+    copy.#nextAt = this.#nextAt.slice(0, this.#length);
+    copy.#attempts = this.#attempts.slice(0, this.#length);
+    copy.#generations = this.#generations.slice(0, this.#length);
+    copy.#length = this.#length;
+    copy.#live = this.#live;
+    return copy;
+  }
+
   #pushDue(nextAttemptAtMs: number, eventSeq: number): void {
     this.#due.push(nextAttemptAtMs, eventSeq);
     // Entries of ended or rescheduled deliveries wait in the heap until they surface; rebuild it

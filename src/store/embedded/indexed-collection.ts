@@ -101,6 +101,17 @@ export class IndexedCollection<T extends Indexed<S>, S extends string> {
     for (const item of this.#byId) if (item !== undefined) yield item;
   }
 
+  /**
+   * Every item as it is now, in ascending id order, however the collection changes later: items are
+   * immutable (a change puts a new one), so copying the slots (a memory copy) is enough.
+   */
+  frozenValues(): Iterable<T> {
+    const slots = this.#byId.slice();
+    return (function* items() {
+      for (const item of slots) if (item !== undefined) yield item;
+    })();
+  }
+
   #statusIndex(status: S): number[] {
     const ids = this.#byStatus.get(status);
     if (ids === undefined) throw new TypeError(`unknown status ${JSON.stringify(status)}`);

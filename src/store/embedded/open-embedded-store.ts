@@ -23,7 +23,7 @@ export interface EmbeddedStoreOptions {
   clock: Clock;
   durability: Durability;
   fsyncIntervalMs: number;
-  /** The journal is compacted once at least this many of its records are superseded, and a third of it or more. */
+  /** The journal is compacted once at least this many of its records are superseded, and half of it or more. */
   compactMinRecords: number;
   /** Where warnings go: a torn tail cut off, a stale lock taken over, a failed compaction. */
   warn: (line: string) => void;

@@ -69,6 +69,15 @@ export class SeqList {
     }
   }
 
+  /** A copy that later changes of this list do not reach (a compaction's snapshot reads it across turns). */
+  copy(): SeqList {
+    const copy = new SeqList();
+    copy.#seqs = this.#seqs.slice(this.#start, this.#end);
+    copy.#end = this.#end - this.#start;
+    copy.#sorted = this.#sorted;
+    return copy;
+  }
+
   #sort(): void {
     if (this.#sorted) return;
     this.#seqs.subarray(this.#start, this.#end).sort();

@@ -7,7 +7,7 @@ import { orderEvents } from '../../events/event.js';
 import { MemoryIdempotencyTable } from './idempotency-table.js';
 import { OrderCollection, PetCollection } from './indexed-collection.js';
 import { type Change, encodeChange } from './records.js';
-import { snapshotChanges } from './snapshot.js';
+import { frozenSource, snapshotChanges } from './snapshot.js';
 import { WebhookState } from './webhook-state.js';
 
 /** Where changes are made durable before they are applied; resolves once the change is safe. */
@@ -81,9 +81,20 @@ export class EmbeddedState {
 
   /** The records a compacted log holds (snapshot.ts). */
   snapshot(): string[] {
-    const records: string[] = [];
-    for (const change of snapshotChanges(this, this.#clock.now())) records.push(encodeChange(change));
-    return records;
+    return [...this.frozenSnapshot()];
+  }
+
+  /**
+   * The records a compacted log holds, of the state as it is now: copied at once (snapshot.ts,
+   * frozenSource), each record made only as it is read, so a compaction spreads that work over many
+   * turns of the event loop while changes go on.
+   */
+  frozenSnapshot(): Iterable<string> {
+    const nowMs = this.#clock.now();
+    const changes = snapshotChanges(frozenSource(this, nowMs), nowMs);
+    return (function* records() {
+      for (const change of changes) yield encodeChange(change);
+    })();
   }
 
   /** About how many records a compacted log would hold (a pet and its creation share one). */

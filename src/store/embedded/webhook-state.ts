@@ -4,6 +4,9 @@
 // every enabled subscription of its type, due at the event's time. What decides (who may, when to
 // retry) lives above the store; this only carries out the records.
 import { type EventDraft, type EventType, TEST_EVENT_TYPE } from '../../events/event.js';
+import type { Subscription } from '../webhook-store.js';
+import type { LoggedAttempt } from './attempt-log.js';
+import type { PendingDelivery } from './delivery-queue.js';
 import { EventLog } from './event-log.js';
 import { type SubscriptionEntry, SubscriptionTable } from './subscription-table.js';
 import type { AttemptChange, WebhookChange } from './webhook-records.js';
@@ -14,8 +17,44 @@ const PENDING_PER_RECORD = 1000;
 const FEW_SUBSCRIPTIONS = 64;
 const COUNT_EVERY_CHANGES = 1024;
 
+/** What a snapshot reads of the webhook half: the live state, or a frozen copy of it. */
+export interface WebhookSnapshotSource {
+  readonly events: EventLog;
+  seqs(): WebhookChange | undefined;
+  snapshot(): Iterable<WebhookChange>;
+}
+
+/** A subscription with what a snapshot writes of it. */
+interface SubscriptionSnapshot {
+  readonly subscription: Subscription;
+  readonly queue: { values(): Iterable<PendingDelivery> };
+  readonly attempts: { values(): readonly LoggedAttempt[] };
+  readonly delivered: { ranges(): Array<[number, number]> };
+}
+
+/** The records of `entries`, in their order: each subscription, its pending deliveries, delivered events and attempts. */
+function* subscriptionRecords(entries: Iterable<SubscriptionSnapshot>): Generator<WebhookChange> {
+  for (const { subscription, queue, attempts, delivered } of entries) {
+    const subscriptionId = subscription.id;
+    yield { op: 'sub', subscription };
+    let rows: Array<[number, number, number]> = [];
+    for (const pending of queue.values()) {
+      rows.push([pending.eventSeq, pending.attemptsMade, pending.nextAttemptAtMs]);
+      if (rows.length === PENDING_PER_RECORD) {
+        yield { op: 'pending', subscriptionId, rows };
+        rows = [];
+      }
+    }
+    if (rows.length > 0) yield { op: 'pending', subscriptionId, rows };
+    const ranges = delivered.ranges();
+    if (ranges.length > 0) yield { op: 'delivered', subscriptionId, ranges };
+    for (const { seq, id, json, eventSeq } of attempts.values())
+      yield { op: 'kept-attempt', seq, subscriptionId, eventSeq, id, json };
+  }
+}
+
 /** Events, subscriptions, deliveries and attempts, in memory. */
-export class WebhookState {
+export class WebhookState implements WebhookSnapshotSource {
   readonly events = new EventLog();
   readonly subscriptions = new SubscriptionTable();
   #nextAttemptSeq = 1;
@@ -135,25 +174,23 @@ export class WebhookState {
   }
 
   /** The records a compacted log holds for subscriptions (events are written with the pets: state.ts). */
-  *snapshot(): Generator<WebhookChange> {
-    for (const entry of this.subscriptions.values()) {
-      const { subscription, queue, attempts, delivered } = entry;
-      const subscriptionId = subscription.id;
-      yield { op: 'sub', subscription };
-      let rows: Array<[number, number, number]> = [];
-      for (const pending of queue.values()) {
-        rows.push([pending.eventSeq, pending.attemptsMade, pending.nextAttemptAtMs]);
-        if (rows.length === PENDING_PER_RECORD) {
-          yield { op: 'pending', subscriptionId, rows };
-          rows = [];
-        }
-      }
-      if (rows.length > 0) yield { op: 'pending', subscriptionId, rows };
-      const ranges = delivered.ranges();
-      if (ranges.length > 0) yield { op: 'delivered', subscriptionId, ranges };
-      for (const { seq, id, json, eventSeq } of attempts.values())
-        yield { op: 'kept-attempt', seq, subscriptionId, eventSeq, id, json };
-    }
+  snapshot(): Generator<WebhookChange> {
+    return subscriptionRecords(this.subscriptions.values());
+  }
+
+  /**
+   * What a snapshot reads, as it is now, however this state changes later: the event log, the counters
+   * and each subscription's deliveries, attempts and delivered set, copied (memory copies of columns and
+   * of arrays of immutable items); the records themselves are made as the copy is read.
+   */
+  frozen(): WebhookSnapshotSource {
+    const events = this.events.copy();
+    const seqs = this.seqs();
+    const entries = this.subscriptions.values().map(({ subscription, queue, attempts, delivered }) => {
+      const kept = attempts.values().slice();
+      return { subscription, queue: queue.copy(), attempts: { values: () => kept }, delivered: delivered.copy() };
+    });
+    return { events, seqs: () => seqs, snapshot: () => subscriptionRecords(entries) };
   }
 
   /**
