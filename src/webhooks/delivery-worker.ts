@@ -342,25 +342,19 @@ export class DeliveryWorker {
         if (waitMs !== undefined) nextAttemptAtMs = endedMs + waitMs;
       }
     }
-    const error = delivered
-      ? null
-      : (outcome.error ?? (outcome.status === null ? 'no answer' : `the receiver answered ${outcome.status}`));
-    const id = newAttemptId();
-    const attemptJson = JSON.stringify({
-      id,
-      eventId: delivery.event.id,
-      type: delivery.event.type,
-      attemptedAt: new Date(attemptedAtMs).toISOString(),
-      status: outcome.status,
-      error,
-      durationMs: Math.max(0, Math.round(outcome.durationMs)),
-      nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs).toISOString(),
-      response: outcome.responseText,
-    });
     return {
       deliveryId: delivery.deliveryId,
       subscriptionId: delivery.subscriptionId,
-      attempt: { id, subscriptionId: delivery.subscriptionId, json: attemptJson },
+      // The facts only: the store renders the listed JSON from them (attempt-json.ts) when it is asked.
+      attempt: {
+        id: newAttemptId(),
+        attemptedAtMs: Math.trunc(attemptedAtMs),
+        status: outcome.status,
+        error: outcome.error,
+        durationMs: Math.max(0, Math.round(outcome.durationMs)),
+        response: outcome.responseText,
+      },
+      event: delivery.event,
       nextAttemptAtMs,
       delivered,
       failingSinceMs,

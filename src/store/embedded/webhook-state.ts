@@ -4,9 +4,15 @@
 // every enabled subscription of its type, due at the event's time. What decides (who may, when to
 // retry) lives above the store; this only carries out the records.
 import { type EventDraft, type EventType, TEST_EVENT_TYPE } from '../../events/event.js';
-import { EventLog } from './event-log.js';
+import type { LoggedAttempt } from './attempt-log.js';
+import { EventLog, type LoggedEvent } from './event-log.js';
 import { type SubscriptionEntry, SubscriptionTable } from './subscription-table.js';
-import type { AttemptChange, WebhookChange } from './webhook-records.js';
+import {
+  type AttemptChange,
+  isRenderedAttempt,
+  type KeptAttemptChange,
+  type WebhookChange,
+} from './webhook-records.js';
 
 /** Pending deliveries a snapshot writes per record. */
 const PENDING_PER_RECORD = 1000;
@@ -120,9 +126,9 @@ export class WebhookState {
         return;
       }
       case 'kept-attempt': {
-        const { seq, id, subscriptionId, json, eventSeq } = change;
-        this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, seq + 1);
-        this.subscriptions.get(subscriptionId)?.attempts.add({ seq, id, subscriptionId, json, eventSeq });
+        this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, change.seq + 1);
+        const attempt = loggedAttempt(change, this.events.get(change.eventSeq));
+        if (attempt !== undefined) this.#entryOf(change.subscription)?.attempts.add(attempt);
         return;
       }
     }
@@ -151,8 +157,29 @@ export class WebhookState {
       if (rows.length > 0) yield { op: 'pending', subscriptionId, rows };
       const ranges = delivered.ranges();
       if (ranges.length > 0) yield { op: 'delivered', subscriptionId, ranges };
-      for (const { seq, id, json, eventSeq } of attempts.values())
-        yield { op: 'kept-attempt', seq, subscriptionId, eventSeq, id, json };
+      for (const attempt of attempts.values()) {
+        const { seq, eventSeq } = attempt;
+        // One read from a record of an earlier release keeps that form (and names its subscription by id).
+        yield 'json' in attempt
+          ? {
+              op: 'kept-attempt',
+              seq,
+              subscription: subscriptionId,
+              eventSeq,
+              attempt: { id: attempt.id, json: attempt.json },
+              delivered: false,
+              nextAttemptAtMs: null,
+            }
+          : {
+              op: 'kept-attempt',
+              seq,
+              subscription: subscription.seq,
+              eventSeq,
+              attempt,
+              delivered: attempt.delivered,
+              nextAttemptAtMs: attempt.nextAttemptAtMs,
+            };
+      }
     }
   }
 
@@ -199,12 +226,15 @@ export class WebhookState {
   }
 
   #applyAttempt(change: AttemptChange): void {
-    const entry = this.subscriptions.get(change.subscriptionId);
+    const entry = this.#entryOf(change.subscription);
     this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, change.seq + 1);
     // A subscription deleted meanwhile took its attempts with it.
     if (entry === undefined) return;
-    const { seq, id, subscriptionId, json, eventSeq } = change;
-    if (this.events.get(eventSeq) !== undefined) entry.attempts.add({ seq, id, subscriptionId, json, eventSeq });
+    const { eventSeq } = change;
+    // Kept only while its event is retained.
+    const event = this.events.get(eventSeq);
+    const attempt = event === undefined ? undefined : loggedAttempt(change, event);
+    if (attempt !== undefined) entry.attempts.add(attempt);
     if (change.delivered) entry.delivered.add(eventSeq);
     const slot = change.current ? entry.queue.find(eventSeq) : -1;
     if (slot !== -1) {
@@ -225,6 +255,13 @@ export class WebhookState {
     } else if (slot !== -1) {
       this.#notify();
     }
+  }
+
+  /** A subscription by its position (records of this release) or its id (of earlier ones). */
+  #entryOf(subscription: number | string): SubscriptionEntry | undefined {
+    return typeof subscription === 'number'
+      ? this.subscriptions.atSeq(subscription)
+      : this.subscriptions.get(subscription);
   }
 
   #enabled(id: string): SubscriptionEntry | undefined {
@@ -253,4 +290,30 @@ export class WebhookState {
       for (const listener of this.#listeners) listener();
     });
   }
+}
+
+/**
+ * An attempt as kept in memory: its facts with the type of its event (undefined when the event is no
+ * longer retained), or its JSON as recorded.
+ */
+function loggedAttempt(
+  change: AttemptChange | KeptAttemptChange,
+  event: LoggedEvent | undefined,
+): LoggedAttempt | undefined {
+  const { seq, eventSeq, attempt } = change;
+  if (isRenderedAttempt(attempt)) return { seq, eventSeq, id: attempt.id, json: attempt.json };
+  if (event === undefined) return undefined;
+  return {
+    seq,
+    eventSeq,
+    type: event.type,
+    delivered: change.delivered,
+    nextAttemptAtMs: change.nextAttemptAtMs,
+    id: attempt.id,
+    attemptedAtMs: attempt.attemptedAtMs,
+    status: attempt.status,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+    response: attempt.response,
+  };
 }
