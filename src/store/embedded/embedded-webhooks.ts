@@ -228,6 +228,13 @@ export class EmbeddedWebhooks implements WebhookStore {
    * Under the lock of every subscription concerned (taken in one order, as redeliver does), so that
    * whether each attempt was made on the delivery pending now cannot change before it is applied; the
    * records are committed together and share the journal's next write.
+   *
+   * That write is one another change starts (commitDeferred): nobody waits on an outcome, so it rides
+   * with the next create instead of costing a synced write of its own (docs/performance.md, "Events
+   * and webhooks"). At least once still holds: an outcome is applied only once its record is written
+   * and synced, as any change is, and until then its delivery stays pending, in memory (leased to the
+   * worker) and in the log; a crash before the write leaves it pending in the log, so it is attempted
+   * again after a restart and the receiver, which de-duplicates on `webhook-id`, sees it twice at worst.
    */
   async finishAttempts(results: readonly AttemptResult[]): Promise<void> {
     const parsed = results.map((result) => ({ result, ...parseDeliveryId(result.deliveryId) }));
@@ -240,7 +247,7 @@ export class EmbeddedWebhooks implements WebhookStore {
         // Deleted meanwhile: its attempts went with it.
         if (entry === undefined) continue;
         commits.push(
-          this.#state.commit({
+          this.#state.commitDeferred({
             op: 'attempt',
             seq: this.#state.webhooks.takeAttemptSeq(),
             subscription: entry.subscription.seq,
