@@ -48,8 +48,9 @@ export interface DeliveryWorkerParts {
  * sending. In a saturated process every connection with work gets its turn of the event loop, so the
  * deliveries' share shrinks toward their slots against the API's connections, and deliveries fall
  * behind, durably, and catch up at full speed once the burst has passed. Those slots still carry a
- * steady stream, so a merely slow machine does not stall them. (The attempts' records still share the
- * journal's synced writes with the API's changes: docs/performance.md, "Events and webhooks".)
+ * steady stream, so a merely slow machine does not stall them. (On the embedded store the attempts'
+ * records ride in the journal's synced writes of the API's changes rather than starting their own:
+ * docs/performance.md, "Events and webhooks".)
  */
 export interface ApiLoad {
   /** The most requests in flight at once since the last call. */
