@@ -22,7 +22,7 @@
 //   [,"next":MS][,"delivered":false]
 // with "next" the next attempt's time when there is one, and "error" the transport's reason when it
 // gave one. A field left out has its usual value (none, true), so that the attempt of a delivery that
-// succeeds at once, the common one, is about 110 bytes. Records of earlier releases are still read:
+// succeeds at once, the common one, is 110 to 130 bytes. Records of earlier releases are still read:
 //   {"op":"attempt","seq":N,"sub":ID,"event":SEQ,"id":…,"json":…,"current":…,"next":MS|null,
 //    "delivered":…,"failingSince":MS|null[,"disable":REASON]}
 //   {"op":"kept-attempt","seq":N,"sub":ID,"event":SEQ,"id":…,"json":…}
