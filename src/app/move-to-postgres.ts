@@ -4,6 +4,8 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
+import { eventIdLetters } from '../events/event-id.js';
+import type { LoggedAttempt } from '../store/embedded/attempt-log.js';
 import type { DeliveredSet } from '../store/embedded/delivered-set.js';
 import type { Copied, StoreContents } from '../store/postgres/copy-in.js';
 import { NoStoreError } from './no-store-error.js';
@@ -24,6 +26,7 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
   const { dataDir, databaseUrl, clock, warn } = options;
   // Both backends are loaded only here: serving never loads this.
   const { JOURNAL_FILE, openEmbeddedStore } = await import('../store/embedded/open-embedded-store.js');
+  const { renderedAttempt } = await import('../store/embedded/attempt-log.js');
   const holdsStore = await access(join(dataDir, JOURNAL_FILE)).then(
     () => true,
     () => false,
@@ -42,6 +45,8 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
     const { state } = source;
     const { webhooks } = state;
     const subscriptions = webhooks.subscriptions.values();
+    // Attempts are copied as PostgreSQL keeps them: rendered.
+    const letters = eventIdLetters(source.cursorSecret);
     // The counters the directory would hand out next (undefined while it never recorded an event).
     const seqs = webhooks.seqs();
     const contents: StoreContents = {
@@ -57,8 +62,19 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
       pending: subscriptions.flatMap(({ subscription, queue }) =>
         [...queue.values()].map((pending) => ({ subscriptionId: subscription.id, ...pending })),
       ),
-      attempts: subscriptions.flatMap(({ attempts, delivered }) =>
-        attempts.values().map((attempt) => ({ ...attempt, delivered: deliveredBy(attempt, delivered) })),
+      attempts: subscriptions.flatMap(({ subscription, attempts, delivered }) =>
+        attempts.values().map((attempt) => {
+          const json = renderedAttempt(letters, attempt);
+          const { seq, id, eventSeq } = attempt;
+          return {
+            seq,
+            id,
+            subscriptionId: subscription.id,
+            eventSeq,
+            json,
+            delivered: deliveredBy(attempt, json, delivered),
+          };
+        }),
       ),
       nextEventSeq: seqs?.op === 'seqs' ? seqs.nextEvent : 1,
       nextSubscriptionSeq: seqs?.op === 'seqs' ? seqs.nextSubscription : 1,
@@ -82,7 +98,10 @@ export async function moveToPostgres(options: MoveOptions): Promise<Copied> {
  * delivered to the subscription. The embedded store keeps the latter as a set of events, PostgreSQL as
  * a flag on the attempt; `recover` reads either to leave delivered events out.
  */
-function deliveredBy(attempt: { eventSeq: number; json: string }, delivered: DeliveredSet): boolean {
-  const { status, error } = JSON.parse(attempt.json) as { status: number | null; error: string | null };
-  return error === null && status !== null && status >= 200 && status < 300 && delivered.has(attempt.eventSeq);
+function deliveredBy(attempt: LoggedAttempt, json: string, delivered: DeliveredSet): boolean {
+  if (!delivered.has(attempt.eventSeq)) return false;
+  if (!('json' in attempt)) return attempt.delivered;
+  // Recorded by an earlier release: its JSON tells.
+  const { status, error } = JSON.parse(json) as { status: number | null; error: string | null };
+  return error === null && status !== null && status >= 200 && status < 300;
 }

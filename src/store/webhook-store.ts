@@ -8,6 +8,7 @@
 // write, one pending delivery for every enabled subscription whose `events` include its type.
 import type { Awaitable } from '../core/awaitable.js';
 import type { EventType, StoredEvent } from '../events/event.js';
+import type { AttemptedEvent, AttemptFacts } from './attempt-json.js';
 import type { IdempotencyRecord } from './idempotency-table.js';
 import type { Page } from './page.js';
 
@@ -97,8 +98,10 @@ export interface DueDelivery {
 export interface AttemptResult {
   readonly deliveryId: string;
   readonly subscriptionId: string;
-  /** The attempt to record (its `seq` is the store's to assign). */
-  readonly attempt: Omit<Attempt, 'seq'>;
+  /** The attempt to record (its `seq` is the store's to assign; its JSON is rendered by attempt-json.ts). */
+  readonly attempt: AttemptFacts;
+  /** The event attempted. */
+  readonly event: AttemptedEvent;
   /** When to try again; null when the delivery ends now (delivered, given up or its subscription disabled). */
   readonly nextAttemptAtMs: number | null;
   /** Whether the receiver took it (2xx). */

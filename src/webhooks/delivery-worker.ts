@@ -48,8 +48,9 @@ export interface DeliveryWorkerParts {
  * sending. In a saturated process every connection with work gets its turn of the event loop, so the
  * deliveries' share shrinks toward their slots against the API's connections, and deliveries fall
  * behind, durably, and catch up at full speed once the burst has passed. Those slots still carry a
- * steady stream, so a merely slow machine does not stall them. (The attempts' records still share the
- * journal's synced writes with the API's changes: docs/performance.md, "Events and webhooks".)
+ * steady stream, so a merely slow machine does not stall them. (On the embedded store the attempts'
+ * records ride in the journal's synced writes of the API's changes rather than starting their own:
+ * docs/performance.md, "Events and webhooks".)
  */
 export interface ApiLoad {
   /** The most requests in flight at once since the last call. */
@@ -353,25 +354,19 @@ export class DeliveryWorker {
         if (waitMs !== undefined) nextAttemptAtMs = endedMs + waitMs;
       }
     }
-    const error = delivered
-      ? null
-      : (outcome.error ?? (outcome.status === null ? 'no answer' : `the receiver answered ${outcome.status}`));
-    const id = newAttemptId();
-    const attemptJson = JSON.stringify({
-      id,
-      eventId: delivery.event.id,
-      type: delivery.event.type,
-      attemptedAt: new Date(attemptedAtMs).toISOString(),
-      status: outcome.status,
-      error,
-      durationMs: Math.max(0, Math.round(outcome.durationMs)),
-      nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs).toISOString(),
-      response: outcome.responseText,
-    });
     return {
       deliveryId: delivery.deliveryId,
       subscriptionId: delivery.subscriptionId,
-      attempt: { id, subscriptionId: delivery.subscriptionId, json: attemptJson },
+      // The facts only: the store renders the listed JSON from them (attempt-json.ts) when it is asked.
+      attempt: {
+        id: newAttemptId(),
+        attemptedAtMs: Math.trunc(attemptedAtMs),
+        status: outcome.status,
+        error: outcome.error,
+        durationMs: Math.max(0, Math.round(outcome.durationMs)),
+        response: outcome.responseText,
+      },
+      event: delivery.event,
       nextAttemptAtMs,
       delivered,
       failingSinceMs,

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { CorruptLogError, StorageUnavailableError } from '../../src/journal/errors.js';
+import { DEFER_MS } from '../../src/journal/journal.js';
 import { encodeRecord } from '../../src/journal/log-format.js';
 import type { FsOp } from '../../src/journal/memory-fs.js';
 import { MemoryFs } from '../../src/journal/memory-fs.js';
@@ -130,6 +131,35 @@ test('under load, a flush that leaves less than half a batch queued waits for th
   );
   assert.deepEqual(batches, [0, 4], 'the second write found the first batch alone on file');
   await journal.close();
+});
+
+test("a deferred append starts no write: it joins the next append's write, synced before either resolves", async () => {
+  const { journal, fs } = await openTestJournal();
+  const seen: FsOp[] = [];
+  fs.onCall = (op) => seen.push(op);
+  let deferredDurable: string[] = [];
+  const deferred = journal.appendDeferred(pet(1)).then(() => {
+    deferredDurable = payloadsOnFile(fs.powerLossImage());
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(seen, [], 'nothing written for the deferred append alone');
+  await journal.append(pet(2));
+  await deferred;
+  assert.deepEqual(seen, ['write', 'datasync'], 'one synced write for both');
+  assert.deepEqual(deferredDurable, [pet(1), pet(2)], 'durable before the deferred append resolves, in order');
+  await journal.close();
+});
+
+test('a deferred append with no company is written within DEFER_MS; one queued at close is written by close', async () => {
+  const { journal, fs } = await openTestJournal();
+  const startedMs = performance.now();
+  await journal.appendDeferred(pet(1));
+  const waitedMs = performance.now() - startedMs;
+  assert.ok(waitedMs >= DEFER_MS - 1 && waitedMs < DEFER_MS + 500, `waited ${waitedMs} ms`);
+  const last = journal.appendDeferred(pet(2));
+  await journal.close();
+  await last;
+  assert.deepEqual(payloadsOnFile(fs), [pet(1), pet(2)]);
 });
 
 test("under 'never' appends resolve after the write; close fsyncs them", async () => {

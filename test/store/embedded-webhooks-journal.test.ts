@@ -3,7 +3,7 @@
 // counters), a compaction keeps exactly the live state and nothing else, a torn last record gives up
 // the event positions it may have handed out, and a log of the first release replays with no events.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -15,7 +15,7 @@ import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.
 import { decodeChange, encodeChange } from '../../src/store/embedded/records.js';
 import { EmbeddedState } from '../../src/store/embedded/state.js';
 import type { Subscription } from '../../src/store/webhook-store.js';
-import { attemptResult, DAY_MS, newSubscription } from '../helpers/webhook-suite/fixtures.js';
+import { attemptResult, DAY_MS, expectedAttemptJson, newSubscription } from '../helpers/webhook-suite/fixtures.js';
 
 const START_MS = Date.UTC(2027, 0, 1);
 const LEASE_MS = 60_000;
@@ -278,5 +278,89 @@ test('a log of the first release (no times in its records) replays with no event
       assert.equal(event?.seq, 1);
     } finally {
       await store.close();
+    }
+  }));
+
+test('attempt records of an earlier release (their JSON) replay, list the same bytes beside new ones, and compact in their form', () =>
+  withDataDir(async (dataDir) => {
+    const clock = new ManualClock(START_MS);
+    const first = await open(dataDir, clock);
+    const subscription = await first.webhooks.addSubscription(newSubscription('key_a', ['pet.created']), 20);
+    assert.ok(subscription !== undefined);
+    for (const name of ['one', 'two', 'three'])
+      await first.createPet({ name, categoryId: 1, status: 'available' }, clock.now());
+    const events = first.webhooks.pageEvents({ type: undefined, after: undefined, limit: 3, sinceMs: 0 }).items;
+    await first.close();
+    const oldJson = (seq: number, status: number, nextMs: number | null): string =>
+      JSON.stringify({
+        id: `att_old${seq}`,
+        eventId: events[seq - 1]?.id,
+        type: 'pet.created',
+        attemptedAt: new Date(START_MS).toISOString(),
+        status,
+        error: status === 200 ? null : `the receiver answered ${status}`,
+        durationMs: 7,
+        nextAttemptAt: nextMs === null ? null : new Date(nextMs).toISOString(),
+        response: null,
+      });
+    const retryMs = START_MS + 1000;
+    // As the release before wrote them: the JSON whole, and what follows it spelled out.
+    const old = [
+      { seq: 1, status: 200, next: null, delivered: true, failingSince: null },
+      { seq: 2, status: 503, next: retryMs, delivered: false, failingSince: START_MS },
+    ].map(({ seq, status, next, delivered, failingSince }) =>
+      JSON.stringify({
+        op: 'attempt',
+        seq,
+        sub: subscription.id,
+        event: seq,
+        id: `att_old${seq}`,
+        json: oldJson(seq, status, next),
+        current: true,
+        next,
+        delivered,
+        failingSince,
+      }),
+    );
+    await appendFile(join(dataDir, 'animals.log'), old.map(encodeRecord).join(''));
+
+    const store = await open(dataDir, clock);
+    let listed: string[];
+    let snapshot: string[];
+    try {
+      const due = await store.webhooks.claimDue(retryMs, 10, LEASE_MS, 10, new Map());
+      assert.deepEqual(
+        due.map((delivery) => delivery.event.seq),
+        [3, 2],
+        'the first delivered, the second due again when the old record said (after the third)',
+      );
+      assert.equal(store.webhooks.getSubscription(subscription.id)?.failingSinceMs, START_MS);
+      const made = due.map((delivery) => attemptResult(delivery, retryMs, { status: 200 }));
+      await store.webhooks.finishAttempts(made);
+      listed = store.webhooks.pageAttempts(subscription.id, undefined, 10).items.map((attempt) => attempt.json);
+      assert.deepEqual(listed, [
+        ...made.map(expectedAttemptJson).reverse(),
+        oldJson(2, 503, retryMs),
+        oldJson(1, 200, null),
+      ]);
+      snapshot = store.state.snapshot();
+    } finally {
+      await store.close();
+    }
+    const kept = snapshot.filter((record) => record.includes('"op":"kept-'));
+    assert.deepEqual(
+      kept.map((record) => (JSON.parse(record) as { op: string }).op),
+      ['kept-attempt', 'kept-attempt', 'kept-att', 'kept-att'],
+      'old attempts keep their JSON, new ones their facts',
+    );
+    await writeFile(join(dataDir, 'animals.log'), snapshot.map(encodeRecord).join(''));
+    const compacted = await open(dataDir, clock);
+    try {
+      assert.deepEqual(
+        compacted.webhooks.pageAttempts(subscription.id, undefined, 10).items.map((attempt) => attempt.json),
+        listed,
+      );
+    } finally {
+      await compacted.close();
     }
   }));

@@ -25,21 +25,11 @@ const NONE_HELD = new Map<string, number>();
 /** The result of a failed attempt of `delivery` at `atMs`, to be tried again at `nextMs`. */
 function failed(delivery: DueDelivery, atMs: number, nextMs: number | null): AttemptResult {
   const id = `att_${delivery.deliveryId}_${atMs}`;
-  const json = JSON.stringify({
-    id,
-    eventId: delivery.event.id,
-    type: delivery.event.type,
-    attemptedAt: new Date(atMs).toISOString(),
-    status: 503,
-    error: 'the receiver answered 503',
-    durationMs: 5,
-    nextAttemptAt: nextMs === null ? null : new Date(nextMs).toISOString(),
-    response: null,
-  });
   return {
     deliveryId: delivery.deliveryId,
     subscriptionId: delivery.subscriptionId,
-    attempt: { id, subscriptionId: delivery.subscriptionId, json },
+    attempt: { id, attemptedAtMs: atMs, status: 503, error: null, durationMs: 5, response: null },
+    event: delivery.event,
     nextAttemptAtMs: nextMs,
     delivered: false,
     failingSinceMs: delivery.failingSinceMs ?? atMs,

@@ -36,17 +36,18 @@ export function journalChangeLog(
         compacting = false;
       });
   };
+  const refused = (error: unknown): never => {
+    if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
+    const code = (error as Error & { code?: string }).code ?? 'EIO';
+    throw new ApiError(
+      'unavailable',
+      `The store cannot save changes right now (${code}); reads still work, retry later`,
+      undefined,
+      { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
+    );
+  };
   return {
-    append: (payload) =>
-      journal.append(payload).then(compactIfWorthIt, (error: unknown) => {
-        if (!(error instanceof Error) || error.name !== 'StorageUnavailableError') throw error;
-        const code = (error as Error & { code?: string }).code ?? 'EIO';
-        throw new ApiError(
-          'unavailable',
-          `The store cannot save changes right now (${code}); reads still work, retry later`,
-          undefined,
-          { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS },
-        );
-      }),
+    append: (payload) => journal.append(payload).then(compactIfWorthIt, refused),
+    appendDeferred: (payload) => journal.appendDeferred(payload).then(compactIfWorthIt, refused),
   };
 }

@@ -6,6 +6,7 @@
 import type { Clock } from '../../core/clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
 import { type StoredEvent, TEST_EVENT_TYPE } from '../../events/event.js';
+import type { AttemptFacts } from '../attempt-json.js';
 import type { Page } from '../store.js';
 import type {
   Attempt,
@@ -19,6 +20,7 @@ import type {
   Subscription,
   WebhookStore,
 } from '../webhook-store.js';
+import { renderedAttempt } from './attempt-log.js';
 import { claimDue, deliveryStats, nextDueMs, parseDeliveryId, storedEvent } from './delivery-claims.js';
 import type { LoggedEvent } from './event-log.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -31,6 +33,13 @@ const POSITION = /^(0|[1-9][0-9]{0,15})$/;
 
 /** Times are written as whole milliseconds (the journal's records take integers). */
 const wholeMs = (ms: number): number => Math.trunc(ms);
+
+/** `facts` with whole milliseconds, as the journal writes them (the worker's are already). */
+function wholeFacts(facts: AttemptFacts): AttemptFacts {
+  const { attemptedAtMs, durationMs } = facts;
+  if (Number.isSafeInteger(attemptedAtMs) && Number.isSafeInteger(durationMs)) return facts;
+  return { ...facts, attemptedAtMs: wholeMs(attemptedAtMs), durationMs: Math.max(0, Math.round(durationMs)) };
+}
 
 /** Subscriptions, events, deliveries and attempts of an embedded store. */
 export class EmbeddedWebhooks implements WebhookStore {
@@ -189,7 +198,16 @@ export class EmbeddedWebhooks implements WebhookStore {
   }
 
   pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Page<Attempt> {
-    return this.#state.webhooks.subscriptions.get(id)?.attempts.page(beforeSeq, limit) ?? NO_ATTEMPTS;
+    const page = this.#state.webhooks.subscriptions.get(id)?.attempts.page(beforeSeq, limit);
+    if (page === undefined) return NO_ATTEMPTS;
+    // Rendered now, not when recorded: most attempts are never listed.
+    const items = page.items.map((attempt) => ({
+      seq: attempt.seq,
+      id: attempt.id,
+      subscriptionId: id,
+      json: renderedAttempt(this.#letters, attempt),
+    }));
+    return { items, more: page.more, total: page.total };
   }
 
   async claimDue(
@@ -210,6 +228,13 @@ export class EmbeddedWebhooks implements WebhookStore {
    * Under the lock of every subscription concerned (taken in one order, as redeliver does), so that
    * whether each attempt was made on the delivery pending now cannot change before it is applied; the
    * records are committed together and share the journal's next write.
+   *
+   * That write is one another change starts (commitDeferred): nobody waits on an outcome, so it rides
+   * with the next create instead of costing a synced write of its own (docs/performance.md, "Events
+   * and webhooks"). At least once still holds: an outcome is applied only once its record is written
+   * and synced, as any change is, and until then its delivery stays pending, in memory (leased to the
+   * worker) and in the log; a crash before the write leaves it pending in the log, so it is attempted
+   * again after a restart and the receiver, which de-duplicates on `webhook-id`, sees it twice at worst.
    */
   async finishAttempts(results: readonly AttemptResult[]): Promise<void> {
     const parsed = results.map((result) => ({ result, ...parseDeliveryId(result.deliveryId) }));
@@ -222,13 +247,12 @@ export class EmbeddedWebhooks implements WebhookStore {
         // Deleted meanwhile: its attempts went with it.
         if (entry === undefined) continue;
         commits.push(
-          this.#state.commit({
+          this.#state.commitDeferred({
             op: 'attempt',
             seq: this.#state.webhooks.takeAttemptSeq(),
-            subscriptionId,
+            subscription: entry.subscription.seq,
             eventSeq,
-            id: result.attempt.id,
-            json: result.attempt.json,
+            attempt: wholeFacts(result.attempt),
             current: entry.queue.findGeneration(eventSeq, generation) !== -1,
             nextAttemptAtMs: result.nextAttemptAtMs === null ? null : wholeMs(result.nextAttemptAtMs),
             delivered: result.delivered,

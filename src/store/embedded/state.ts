@@ -13,6 +13,8 @@ import { WebhookState } from './webhook-state.js';
 /** Where changes are made durable before they are applied; resolves once the change is safe. */
 export interface ChangeLog {
   append(payload: string): Promise<void>;
+  /** As `append`, but waits to share a write that another append starts (Journal.appendDeferred); `append` when absent. */
+  appendDeferred?(payload: string): Promise<void>;
 }
 
 /** A change log that keeps nothing: the in-memory mode of the library. */
@@ -38,6 +40,17 @@ export class EmbeddedState {
    */
   async commit(change: Change): Promise<void> {
     await this.#log.append(encodeChange(change));
+    this.apply(change);
+  }
+
+  /**
+   * As `commit`, for a change nobody waits on: its record joins the next write another change starts
+   * (or is written shortly if none does), and is applied once written, as any other.
+   */
+  async commitDeferred(change: Change): Promise<void> {
+    const log = this.#log;
+    const payload = encodeChange(change);
+    await (log.appendDeferred === undefined ? log.append(payload) : log.appendDeferred(payload));
     this.apply(change);
   }
 

@@ -1,5 +1,6 @@
 // The subscriptions of the embedded store, each with what belongs to it: its pending deliveries, its
-// attempts and the events delivered to it. Indexed by id, by owner (creation order, for paging) and,
+// attempts and the events delivered to it. Indexed by id, by position (the records of attempts name
+// their subscription by it), by owner (creation order, for paging) and,
 // for the enabled ones, by event type, so recording an event finds its subscribers without a scan.
 import type { EventType } from '../../events/event.js';
 import type { Page } from '../store.js';
@@ -22,6 +23,7 @@ export interface SubscriptionEntry {
 /** Subscriptions by id, by owner and (enabled ones) by event type. */
 export class SubscriptionTable {
   readonly #byId = new Map<string, SubscriptionEntry>();
+  readonly #bySeq = new Map<number, SubscriptionEntry>();
   /** Each owner's subscriptions in creation order. */
   readonly #byOwner = new Map<string, SubscriptionEntry[]>();
   /** The enabled subscriptions of each type; rebuilt on every change of a subscription (rare). */
@@ -56,6 +58,11 @@ export class SubscriptionTable {
     return this.#byId.get(id);
   }
 
+  /** The subscription at position `seq` (a subscription keeps its position for life). */
+  atSeq(seq: number): SubscriptionEntry | undefined {
+    return this.#bySeq.get(seq);
+  }
+
   /** Adds or replaces a subscription (by id); its entry. */
   put(subscription: Subscription): SubscriptionEntry {
     this.noteSeq(subscription.seq);
@@ -63,6 +70,7 @@ export class SubscriptionTable {
     if (entry === undefined) {
       entry = { subscription, queue: new DeliveryQueue(), attempts: new AttemptLog(), delivered: new DeliveredSet() };
       this.#byId.set(subscription.id, entry);
+      this.#bySeq.set(subscription.seq, entry);
       const owned = this.#byOwner.get(subscription.ownerKeyId) ?? [];
       let index = owned.length;
       while (index > 0 && (owned[index - 1] as SubscriptionEntry).subscription.seq > subscription.seq) index--;
@@ -82,7 +90,8 @@ export class SubscriptionTable {
     const entry = this.#byId.get(id);
     if (entry === undefined) return undefined;
     this.#byId.delete(id);
-    const { ownerKeyId, status } = entry.subscription;
+    const { ownerKeyId, status, seq } = entry.subscription;
+    if (this.#bySeq.get(seq) === entry) this.#bySeq.delete(seq);
     const owned = (this.#byOwner.get(ownerKeyId) ?? []).filter((other) => other !== entry);
     if (owned.length === 0) this.#byOwner.delete(ownerKeyId);
     else this.#byOwner.set(ownerKeyId, owned);

@@ -7,9 +7,14 @@ import { type EventDraft, type EventType, TEST_EVENT_TYPE } from '../../events/e
 import type { Subscription } from '../webhook-store.js';
 import type { LoggedAttempt } from './attempt-log.js';
 import type { PendingDelivery } from './delivery-queue.js';
-import { EventLog } from './event-log.js';
+import { EventLog, type LoggedEvent } from './event-log.js';
 import { type SubscriptionEntry, SubscriptionTable } from './subscription-table.js';
-import type { AttemptChange, WebhookChange } from './webhook-records.js';
+import {
+  type AttemptChange,
+  isRenderedAttempt,
+  type KeptAttemptChange,
+  type WebhookChange,
+} from './webhook-records.js';
 
 /** Pending deliveries a snapshot writes per record. */
 const PENDING_PER_RECORD = 1000;
@@ -48,8 +53,29 @@ function* subscriptionRecords(entries: Iterable<SubscriptionSnapshot>): Generato
     if (rows.length > 0) yield { op: 'pending', subscriptionId, rows };
     const ranges = delivered.ranges();
     if (ranges.length > 0) yield { op: 'delivered', subscriptionId, ranges };
-    for (const { seq, id, json, eventSeq } of attempts.values())
-      yield { op: 'kept-attempt', seq, subscriptionId, eventSeq, id, json };
+    for (const attempt of attempts.values()) {
+      const { seq, eventSeq } = attempt;
+      // One read from a record of an earlier release keeps that form (and names its subscription by id).
+      yield 'json' in attempt
+        ? {
+            op: 'kept-attempt',
+            seq,
+            subscription: subscriptionId,
+            eventSeq,
+            attempt: { id: attempt.id, json: attempt.json },
+            delivered: false,
+            nextAttemptAtMs: null,
+          }
+        : {
+            op: 'kept-attempt',
+            seq,
+            subscription: subscription.seq,
+            eventSeq,
+            attempt,
+            delivered: attempt.delivered,
+            nextAttemptAtMs: attempt.nextAttemptAtMs,
+          };
+    }
   }
 }
 
@@ -159,9 +185,9 @@ export class WebhookState implements WebhookSnapshotSource {
         return;
       }
       case 'kept-attempt': {
-        const { seq, id, subscriptionId, json, eventSeq } = change;
-        this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, seq + 1);
-        this.subscriptions.get(subscriptionId)?.attempts.add({ seq, id, subscriptionId, json, eventSeq });
+        this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, change.seq + 1);
+        const attempt = loggedAttempt(change, this.events.get(change.eventSeq));
+        if (attempt !== undefined) this.#entryOf(change.subscription)?.attempts.add(attempt);
         return;
       }
     }
@@ -236,12 +262,15 @@ export class WebhookState implements WebhookSnapshotSource {
   }
 
   #applyAttempt(change: AttemptChange): void {
-    const entry = this.subscriptions.get(change.subscriptionId);
+    const entry = this.#entryOf(change.subscription);
     this.#nextAttemptSeq = Math.max(this.#nextAttemptSeq, change.seq + 1);
     // A subscription deleted meanwhile took its attempts with it.
     if (entry === undefined) return;
-    const { seq, id, subscriptionId, json, eventSeq } = change;
-    if (this.events.get(eventSeq) !== undefined) entry.attempts.add({ seq, id, subscriptionId, json, eventSeq });
+    const { eventSeq } = change;
+    // Kept only while its event is retained.
+    const event = this.events.get(eventSeq);
+    const attempt = event === undefined ? undefined : loggedAttempt(change, event);
+    if (attempt !== undefined) entry.attempts.add(attempt);
     if (change.delivered) entry.delivered.add(eventSeq);
     const slot = change.current ? entry.queue.find(eventSeq) : -1;
     if (slot !== -1) {
@@ -262,6 +291,13 @@ export class WebhookState implements WebhookSnapshotSource {
     } else if (slot !== -1) {
       this.#notify();
     }
+  }
+
+  /** A subscription by its position (records of this release) or its id (of earlier ones). */
+  #entryOf(subscription: number | string): SubscriptionEntry | undefined {
+    return typeof subscription === 'number'
+      ? this.subscriptions.atSeq(subscription)
+      : this.subscriptions.get(subscription);
   }
 
   #enabled(id: string): SubscriptionEntry | undefined {
@@ -290,4 +326,30 @@ export class WebhookState implements WebhookSnapshotSource {
       for (const listener of this.#listeners) listener();
     });
   }
+}
+
+/**
+ * An attempt as kept in memory: its facts with the type of its event (undefined when the event is no
+ * longer retained), or its JSON as recorded.
+ */
+function loggedAttempt(
+  change: AttemptChange | KeptAttemptChange,
+  event: LoggedEvent | undefined,
+): LoggedAttempt | undefined {
+  const { seq, eventSeq, attempt } = change;
+  if (isRenderedAttempt(attempt)) return { seq, eventSeq, id: attempt.id, json: attempt.json };
+  if (event === undefined) return undefined;
+  return {
+    seq,
+    eventSeq,
+    type: event.type,
+    delivered: change.delivered,
+    nextAttemptAtMs: change.nextAttemptAtMs,
+    id: attempt.id,
+    attemptedAtMs: attempt.attemptedAtMs,
+    status: attempt.status,
+    error: attempt.error,
+    durationMs: attempt.durationMs,
+    response: attempt.response,
+  };
 }

@@ -3,8 +3,8 @@
 // taken). A claim is a lease: a delivery whose worker died mid-attempt falls due again when its lease
 // ends and is claimed anew, by this instance or another; delivery is at least once. Workers hear of
 // new deliveries through the deliveries channel (delivery-channel.ts), not by polling.
-import type { Clock } from '../../core/clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
+import { attemptJson } from '../attempt-json.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
 import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
@@ -35,14 +35,12 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   readonly #database: Database;
   readonly #channel: DeliveryChannel;
   readonly #letters: string;
-  readonly #clock: Clock;
 
-  /** `letters` are the store's event id letters; `clock` dates an attempt whose JSON has no time. */
-  constructor(database: Database, channel: DeliveryChannel, letters: string, clock: Clock) {
+  /** `letters` are the store's event id letters. */
+  constructor(database: Database, channel: DeliveryChannel, letters: string) {
     this.#database = database;
     this.#channel = channel;
     this.#letters = letters;
-    this.#clock = clock;
   }
 
   async claimDue(
@@ -111,20 +109,17 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   /** $1 to $8 of the attempt statements. */
   #attemptValues(result: AttemptResult): unknown[] {
-    const { eventId: attemptedEventId, attemptedAt } = JSON.parse(result.attempt.json) as {
-      eventId: string;
-      attemptedAt: string | null;
-    };
+    const { attempt, event } = result;
     return [
       deliveryKey(result.deliveryId),
       result.subscriptionId,
       result.failingSinceMs,
-      result.attempt.id,
+      attempt.id,
       // The event's position when the delivery is gone (its subscription was disabled meanwhile).
-      eventSeqOf(this.#letters, attemptedEventId) ?? 0,
-      attemptedAt === null ? this.#clock.now() : Date.parse(attemptedAt),
+      eventSeqOf(this.#letters, event.id) ?? 0,
+      Math.trunc(attempt.attemptedAtMs),
       result.delivered,
-      result.attempt.json,
+      attemptJson(attempt, event, result.delivered, result.nextAttemptAtMs),
     ];
   }
 

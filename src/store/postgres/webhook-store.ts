@@ -71,7 +71,7 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
 
   constructor(parts: PostgresWebhookStoreParts) {
     const letters = eventIdLetters(parts.cursorSecret);
-    super(parts.database, parts.channel, letters, parts.clock);
+    super(parts.database, parts.channel, letters);
     this.#database = parts.database;
     this.#letters = letters;
     this.#clock = parts.clock;

@@ -88,24 +88,26 @@ export function claimAll(store: Store, nowMs = Date.now() + MINUTE_MS): Promise<
   return store.webhooks.claimDue(nowMs, 1000, LONG_LEASE_MS, 1000, new Map());
 }
 
-/** The JSON of an attempt, as the worker would make it. */
-export function attemptJson(
-  id: string,
-  event: StoredEvent,
-  attemptedAtMs: number,
-  status: number | null,
-  nextAttemptAtMs: number | null,
-): string {
+/**
+ * The JSON an attempt made by `attemptResult` is listed with, written out here by hand (not by the
+ * store's renderer): every store must list exactly these bytes.
+ */
+export function expectedAttemptJson(result: AttemptResult): string {
+  const { attempt, event } = result;
   return JSON.stringify({
-    id,
+    id: attempt.id,
     eventId: event.id,
     type: event.type,
-    attemptedAt: new Date(attemptedAtMs).toISOString(),
-    status,
-    error: status === null ? 'connection refused' : null,
-    durationMs: 12,
-    nextAttemptAt: nextAttemptAtMs === null ? null : new Date(nextAttemptAtMs).toISOString(),
-    response: status === null ? null : 'ok',
+    attemptedAt: new Date(attempt.attemptedAtMs).toISOString(),
+    status: attempt.status,
+    error: result.delivered
+      ? null
+      : attempt.status === null
+        ? 'connection refused'
+        : `the receiver answered ${attempt.status}`,
+    durationMs: attempt.durationMs,
+    nextAttemptAt: result.nextAttemptAtMs === null ? null : new Date(result.nextAttemptAtMs).toISOString(),
+    response: attempt.response,
   });
 }
 
@@ -128,9 +130,13 @@ export function attemptResult(
     subscriptionId: delivery.subscriptionId,
     attempt: {
       id,
-      subscriptionId: delivery.subscriptionId,
-      json: attemptJson(id, delivery.event, attemptedAtMs, outcome.status, nextAttemptAtMs),
+      attemptedAtMs,
+      status: outcome.status,
+      error: outcome.status === null ? 'connection refused' : null,
+      durationMs: 12,
+      response: outcome.status === null ? null : 'ok',
     },
+    event: { id: delivery.event.id, type: delivery.event.type },
     nextAttemptAtMs,
     delivered,
     failingSinceMs: delivered ? null : (outcome.failingSinceMs ?? attemptedAtMs),
