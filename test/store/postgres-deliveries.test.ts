@@ -4,8 +4,11 @@
 // subscription its share; and an instance hears of deliveries another one made, through LISTEN.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { subscriptionParams } from '../../src/store/postgres/webhook-rows.js';
 import { ATTEMPTS_KEPT, TRIM_EVERY } from '../../src/store/postgres/webhook-statements.js';
 import type { AttemptResult, DueDelivery } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
@@ -174,7 +177,9 @@ test(
       assert.equal(kept.length, ATTEMPTS_KEPT - TRIM_EVERY);
       assert.equal(kept[0], `att_old_${TRIM_EVERY}`, 'the oldest forgotten');
       assert.equal(
-        Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM attempts WHERE webhook_id = 'wh_a'"))[0]?.n),
+        Number(
+          (await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM attempts WHERE webhook_id = 'wh_a'"))[0]?.n,
+        ),
         ATTEMPTS_KEPT,
       );
       assert.equal((await a.webhooks.pageAttempts('wh_a', undefined, 1)).total, ATTEMPTS_KEPT);
@@ -287,6 +292,60 @@ test(
     } finally {
       stop();
       await close();
+    }
+  },
+);
+
+test(
+  'migration 3 keeps the pending deliveries of a database at version 2, a running lease included',
+  { skip },
+  async () => {
+    const url = await server.database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const migration of MIGRATIONS.slice(0, 2)) await client.query(migration);
+      await client.query(
+        'CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await client.query('INSERT INTO schema_migrations (version) VALUES (1), (2)');
+      // As the release before wrote them: two subscriptions, an event, a delivery to each, one leased.
+      for (const id of ['wh_a', 'wh_b']) {
+        await client.query(
+          'INSERT INTO webhooks (id, owner_key_id, status, disabled_reason, events, failing_since_ms, json) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [id, ...subscriptionParams(subscription(id, ['pet.created']))],
+        );
+      }
+      await client.query(
+        `INSERT INTO events (seq, type, at_ms, json) VALUES (1, 'pet.created', $1, '{"id":"evt_1","type":"pet.created"}')`,
+        [T0_MS],
+      );
+      await client.query(
+        `INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms, lease_until_ms)
+         VALUES (1, 'wh_a', $1, $2), (1, 'wh_b', $1, 0)`,
+        [T0_MS, T0_MS + LEASE_MS],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await openStore(url, new ManualClock(T0_MS));
+    try {
+      assert.deepEqual(await queryRows(url, 'SELECT max(version) AS version FROM schema_migrations'), [
+        { version: SCHEMA_VERSION },
+      ]);
+      assert.equal(await store.webhooks.nextDueMs(), T0_MS);
+      const due = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, NONE_HELD);
+      assert.deepEqual(
+        due.map((delivery) => delivery.subscriptionId),
+        ['wh_b'],
+        'the leased one is not due',
+      );
+      assert.equal(await store.webhooks.nextDueMs(), T0_MS + LEASE_MS, 'due again when the first lease ends');
+      // Both leases end then: the one the release before took, and the one taken now.
+      const again = await store.webhooks.claimDue(T0_MS + LEASE_MS, 10, LEASE_MS, 10, NONE_HELD);
+      assert.deepEqual(again.map((delivery) => delivery.subscriptionId).sort(), ['wh_a', 'wh_b']);
+    } finally {
+      await store.close();
     }
   },
 );
