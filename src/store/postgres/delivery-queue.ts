@@ -40,6 +40,14 @@ const deliveryKey = (id: string): string | null => (/^[1-9][0-9]{0,17}$/.test(id
  * every claim's scan and every look for the next due time passes over what it has not removed yet.
  */
 const VACUUM_QUEUE_AFTER = 1000;
+/**
+ * The least pause after a vacuum, as a multiple of the time it took: a queue that fell behind is large,
+ * and vacuuming it after every 1,000 deliveries would take much of the server's time that the
+ * deliveries need (at most a fifth of one connection's time goes to vacuums).
+ */
+const VACUUM_PAUSE_FACTOR = 4;
+/** Every this many vacuums of the queue, the statistics of its columns are taken again too (ANALYZE). */
+const ANALYZE_EVERY = 10;
 /** Attempts recorded by this instance after which it vacuums them (the trim then reads its index alone). */
 const VACUUM_ATTEMPTS_AFTER = 20_000;
 
@@ -59,6 +67,9 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   #endedSinceVacuum = 0;
   #recordedSinceVacuum = 0;
   #vacuuming = false;
+  #queueVacuums = 0;
+  /** The monotonic time (performance.now()) before which no vacuum starts. */
+  #vacuumAfterMs = 0;
   /** Subscription id → attempts this instance recorded for it since it last deleted its old ones (TRIM_EVERY). */
   readonly #untrimmed = new Map<string, number>();
 
@@ -184,29 +195,31 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
 
   /**
    * Counts `attempts` recorded, each ending or moving on its delivery, and `dropped` deliveries; past
-   * a threshold, vacuums the table in the background, one vacuum at a time. SKIP_LOCKED: a vacuum of
-   * another instance under way is not waited for.
+   * a threshold, vacuums the table in the background, one vacuum at a time and after a pause
+   * (VACUUM_PAUSE_FACTOR). SKIP_LOCKED: a vacuum of another instance under way is not waited for.
    */
   #ended(attempts: number, dropped = 0): void {
     this.#endedSinceVacuum += attempts + dropped;
     this.#recordedSinceVacuum += attempts;
-    if (this.#vacuuming) return;
-    const key =
-      this.#endedSinceVacuum >= VACUUM_QUEUE_AFTER
-        ? 'vacuumDeliveries'
-        : this.#recordedSinceVacuum >= VACUUM_ATTEMPTS_AFTER
-          ? 'vacuumAttempts'
-          : undefined;
-    if (key === undefined) return;
-    if (key === 'vacuumDeliveries') this.#endedSinceVacuum = 0;
-    else this.#recordedSinceVacuum = 0;
+    if (this.#vacuuming || performance.now() < this.#vacuumAfterMs) return;
+    let key: 'vacuumDeliveries' | 'vacuumAnalyzeDeliveries' | 'vacuumAttempts';
+    if (this.#endedSinceVacuum >= VACUUM_QUEUE_AFTER) {
+      this.#endedSinceVacuum = 0;
+      key = this.#queueVacuums++ % ANALYZE_EVERY === 0 ? 'vacuumAnalyzeDeliveries' : 'vacuumDeliveries';
+    } else if (this.#recordedSinceVacuum >= VACUUM_ATTEMPTS_AFTER) {
+      this.#recordedSinceVacuum = 0;
+      key = 'vacuumAttempts';
+    } else return;
     this.#vacuuming = true;
+    const startedMs = performance.now();
     this.#database
       .query({ text: SQL[key] })
       // A vacuum refused (the table belongs to another role) or interrupted is left to autovacuum.
       .catch(() => {})
       .finally(() => {
         this.#vacuuming = false;
+        const endedMs = performance.now();
+        this.#vacuumAfterMs = endedMs + VACUUM_PAUSE_FACTOR * (endedMs - startedMs);
       });
   }
 
