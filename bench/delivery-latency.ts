@@ -17,6 +17,7 @@ import { pinGenerator } from './pinning.js';
 import { startReceivers } from './receivers.js';
 import { drawTable, formatNumber } from './report.js';
 import { targetOf } from './run.js';
+import { type CpuProbe, cpuBetween, postgresProbe, processProbe } from './server-cpu.js';
 
 const HELP = `Usage: npm run bench:delivery -- [options]
 
@@ -31,8 +32,8 @@ Options:
   --durability MODE    The embedded store's durability: always, batch or never [always]
   --cpu-prof DIR       Write each service's CPU profile (node --cpu-prof) into DIR
 
-PostgreSQL: a scratch database on 127.0.0.1:5432 (user postgres), created with createdb and dropped
-after. The service is pinned to core 0, this process and the receivers to the others (taskset).
+PostgreSQL: a scratch database on 127.0.0.1, port $PGPORT or 5432 (user postgres), created with
+createdb and dropped after. The service is pinned to core 0, this process and the receivers to the others (taskset).
 `;
 
 /** After the last create, how long the deliveries may take to arrive before the rest count as missing. */
@@ -50,6 +51,14 @@ interface RunFigures {
   failedCreates: number;
   api: { p50Ms: number; p99Ms: number };
   delivery: { p50Ms: number; p99Ms: number; maxMs: number; received: number; expected: number };
+  /** CPU ms per request received, from the first create to the last request (undefined: /proc cannot tell). */
+  cpuMsPerDelivery: { service: number | undefined; postgres: number | undefined };
+}
+
+/** CPU ms per delivery that the processes of `probe` used from `before` on. */
+async function cpuPerDelivery(probe: CpuProbe, before: Awaited<ReturnType<CpuProbe['read']>>, received: number) {
+  const ms = cpuBetween(before, await probe.read());
+  return ms === undefined || received === 0 ? undefined : ms / received;
 }
 
 async function measure(
@@ -61,7 +70,8 @@ async function measure(
   durability: Durability,
 ): Promise<RunFigures> {
   const database = store === 'postgres' ? `bench_events_${process.pid}_${hanging ? 'hang' : 'all'}` : undefined;
-  const pg = ['-h', '127.0.0.1', '-U', 'postgres'];
+  const port = process.env.PGPORT ?? '5432';
+  const pg = ['-h', '127.0.0.1', '-p', port, '-U', 'postgres'];
   if (database !== undefined) execFileSync('createdb', [...pg, database]);
   const receivers = await startReceivers({ count: SUBSCRIPTIONS, record: true, ...(hanging ? { hang: 0 } : {}) });
   try {
@@ -70,24 +80,35 @@ async function measure(
       pets: 0,
       profileDir,
       webhookAllowPrivate: true,
-      ...(database === undefined ? {} : { databaseUrl: `postgres://postgres@127.0.0.1:5432/${database}` }),
+      ...(database === undefined ? {} : { databaseUrl: `postgres://postgres@127.0.0.1:${port}/${database}` }),
     });
     try {
       const target = targetOf(service.apiUrl, service.key);
       await subscribe(target, receivers.urls);
+      const probes = [processProbe('service', service.pid)];
+      if (database !== undefined) probes.push(await postgresProbe(`postgres://postgres@127.0.0.1:${port}/${database}`));
+      const before = await Promise.all(probes.map((probe) => probe.read()));
       const run = await pacedCreates(target, rate, WARMUP_MS, durationMs);
       const answering = hanging ? SUBSCRIPTIONS - 1 : SUBSCRIPTIONS;
       const expected = run.answeredMs.size * answering;
       const latencies: number[] = [];
       const waitFrom = performance.now();
+      // Every request received, those of the warm-up too: the CPU figures are per request.
+      let requests = 0;
       for (;;) {
-        for (const [receiver, petId, arrivedMs] of (await receivers.report()).stamps) {
+        const { stamps } = await receivers.report();
+        requests += stamps.length;
+        for (const [receiver, petId, arrivedMs] of stamps) {
           const answeredMs = run.answeredMs.get(petId);
           if (answeredMs !== undefined && !(hanging && receiver === 0)) latencies.push(arrivedMs - answeredMs);
         }
         if (latencies.length >= expected || performance.now() - waitFrom > WAIT_FOR_DELIVERIES_MS) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
+      const [serviceCpu, postgresCpu] = await Promise.all(
+        probes.map((probe, index) => cpuPerDelivery(probe, before[index], requests)),
+      );
+      await Promise.all(probes.map((probe) => probe.close()));
       latencies.sort((x, y) => x - y);
       const api = [...run.apiLatencyMs].sort((x, y) => x - y);
       if (run.failed > 0) process.stderr.write(`${store}: ${run.failed} creates failed: ${run.problems.join('; ')}\n`);
@@ -105,6 +126,7 @@ async function measure(
           received: latencies.length,
           expected,
         },
+        cpuMsPerDelivery: { service: serviceCpu, postgres: postgresCpu },
       };
     } finally {
       await service.close();
@@ -160,12 +182,15 @@ async function main(argv: string[]): Promise<number> {
     `${ms(run.api.p50Ms)} / ${ms(run.api.p99Ms)}`,
     `${ms(run.delivery.p50Ms)} / ${ms(run.delivery.p99Ms)} / ${ms(run.delivery.maxMs)}`,
     `${formatNumber(run.delivery.received)} of ${formatNumber(run.delivery.expected)}`,
+    [run.cpuMsPerDelivery.service, run.cpuMsPerDelivery.postgres]
+      .map((ms) => (ms === undefined ? '-' : formatNumber(ms, 3)))
+      .join(' / '),
     run.delivery.received === run.delivery.expected && run.delivery.p50Ms < 20 && run.delivery.p99Ms < 100
       ? 'pass'
       : 'MISS',
   ]);
   process.stdout.write(
-    `\n${drawTable([['Store', 'Receivers', 'Creates', 'API p50 / p99', 'Delivery p50 / p99 / max', 'Delivered', 'p50 < 20 ms, p99 < 100 ms'], ...rows])}\n`,
+    `\n${drawTable([['Store', 'Receivers', 'Creates', 'API p50 / p99', 'Delivery p50 / p99 / max', 'Delivered', 'CPU ms / delivery: service / PG', 'p50 < 20 ms, p99 < 100 ms'], ...rows])}\n`,
   );
   process.stdout.write(
     `${rate} creates/s, durability ${durability}, ${SUBSCRIPTIONS} subscriptions to pet.created; ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; delivery latency from each 201's arrival to each answering receiver's request (median API p50 of runs: ${ms(median(runs.map((run) => run.api.p50Ms)))}).\n`,

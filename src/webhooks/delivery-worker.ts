@@ -205,6 +205,9 @@ export class DeliveryWorker {
         }
         if (due.length < free || this.#stopped) break;
       }
+      // Poked meanwhile (an attempt ended, a change made deliveries): the cycle that follows at once
+      // looks for the next due time when it ends, and this one need not ask the store.
+      if (this.#again) return;
       await this.#sleepUntilDue();
     } catch {
       // The store is away (PostgreSQL down): try again after a while; readiness reports the store itself.

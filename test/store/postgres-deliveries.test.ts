@@ -4,9 +4,12 @@
 // subscription its share; and an instance hears of deliveries another one made, through LISTEN.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { ATTEMPTS_KEPT } from '../../src/store/postgres/webhook-statements.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { subscriptionParams } from '../../src/store/postgres/webhook-rows.js';
+import { ATTEMPTS_KEPT, TRIM_EVERY } from '../../src/store/postgres/webhook-statements.js';
 import type { AttemptResult, DueDelivery } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
 import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
@@ -127,35 +130,49 @@ test(
 );
 
 test(
-  'a subscription keeps its newest 1,000 attempts: the oldest is forgotten as a new one is recorded',
+  'a subscription keeps its newest 1,000 attempts: the listing shows them, and older ones are deleted every few attempts',
   { skip },
   async () => {
     const { url, a, close } = await twoStores();
     try {
       await subscribe(a, subscription('wh_a', ['pet.created']));
       await createPets(a, 1);
-      // 999 attempts made before, as the store writes them, then two more through finishAttempt.
+      // 999 attempts made before, as the store writes them, then more through finishAttempt.
       await queryRows(
         url,
         `INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
        SELECT 'att_old_' || n, 'wh_a', 1, $1, false, '{"id":"att_old_' || n || '"}' FROM generate_series(1, 999) AS n`,
         [T0_MS],
       );
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        const nowMs = T0_MS + attempt * LEASE_MS;
+      const attempt = async (nowMs: number): Promise<void> => {
         const [delivery] = await a.webhooks.claimDue(nowMs, 1, LEASE_MS, 1, NONE_HELD);
         assert.ok(delivery !== undefined);
         await a.webhooks.finishAttempt(failed(delivery, nowMs, nowMs + 1));
-      }
+      };
+      const oldIds = async (): Promise<string[]> =>
+        (await queryRows<{ id: string }>(url, "SELECT id FROM attempts WHERE id LIKE 'att_old_%' ORDER BY seq")).map(
+          (row) => row.id,
+        );
+      for (let n = 1; n <= 2; n++) await attempt(T0_MS + n * LEASE_MS);
       const page = await a.webhooks.pageAttempts('wh_a', undefined, 3);
       assert.equal(page.total, ATTEMPTS_KEPT);
       assert.equal(page.items[0]?.id, `att_1_${T0_MS + 2 * LEASE_MS}`, 'the newest first');
-      const ids = await queryRows<{ id: string }>(
-        url,
-        "SELECT id FROM attempts WHERE id LIKE 'att_old_%' ORDER BY seq",
+      const all = await a.webhooks.pageAttempts('wh_a', undefined, ATTEMPTS_KEPT + 10);
+      assert.equal(all.items.length, ATTEMPTS_KEPT);
+      assert.equal(all.items.at(-1)?.id, 'att_old_2', 'the oldest kept last, the one before it not listed');
+      assert.equal((await oldIds()).length, 999, 'not deleted yet');
+      for (let n = 3; n <= TRIM_EVERY; n++) await attempt(T0_MS + n * LEASE_MS);
+      // Deleted with the TRIM_EVERY-th: all but the newest 999 before it, which is the 1,000th.
+      const kept = await oldIds();
+      assert.equal(kept.length, ATTEMPTS_KEPT - TRIM_EVERY);
+      assert.equal(kept[0], `att_old_${TRIM_EVERY}`, 'the oldest forgotten');
+      assert.equal(
+        Number(
+          (await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM attempts WHERE webhook_id = 'wh_a'"))[0]?.n,
+        ),
+        ATTEMPTS_KEPT,
       );
-      assert.equal(ids.length, 998);
-      assert.equal(ids[0]?.id, 'att_old_2', 'the oldest forgotten');
+      assert.equal((await a.webhooks.pageAttempts('wh_a', undefined, 1)).total, ATTEMPTS_KEPT);
     } finally {
       await close();
     }
@@ -265,6 +282,60 @@ test(
     } finally {
       stop();
       await close();
+    }
+  },
+);
+
+test(
+  'migration 3 keeps the pending deliveries of a database at version 2, a running lease included',
+  { skip },
+  async () => {
+    const url = await server.database();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const migration of MIGRATIONS.slice(0, 2)) await client.query(migration);
+      await client.query(
+        'CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await client.query('INSERT INTO schema_migrations (version) VALUES (1), (2)');
+      // As the release before wrote them: two subscriptions, an event, a delivery to each, one leased.
+      for (const id of ['wh_a', 'wh_b']) {
+        await client.query(
+          'INSERT INTO webhooks (id, owner_key_id, status, disabled_reason, events, failing_since_ms, json) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [id, ...subscriptionParams(subscription(id, ['pet.created']))],
+        );
+      }
+      await client.query(
+        `INSERT INTO events (seq, type, at_ms, json) VALUES (1, 'pet.created', $1, '{"id":"evt_1","type":"pet.created"}')`,
+        [T0_MS],
+      );
+      await client.query(
+        `INSERT INTO deliveries (event_seq, webhook_id, next_attempt_at_ms, lease_until_ms)
+         VALUES (1, 'wh_a', $1, $2), (1, 'wh_b', $1, 0)`,
+        [T0_MS, T0_MS + LEASE_MS],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = await openStore(url, new ManualClock(T0_MS));
+    try {
+      assert.deepEqual(await queryRows(url, 'SELECT max(version) AS version FROM schema_migrations'), [
+        { version: SCHEMA_VERSION },
+      ]);
+      assert.equal(await store.webhooks.nextDueMs(), T0_MS);
+      const due = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, NONE_HELD);
+      assert.deepEqual(
+        due.map((delivery) => delivery.subscriptionId),
+        ['wh_b'],
+        'the leased one is not due',
+      );
+      assert.equal(await store.webhooks.nextDueMs(), T0_MS + LEASE_MS, 'due again when the first lease ends');
+      // Both leases end then: the one the release before took, and the one taken now.
+      const again = await store.webhooks.claimDue(T0_MS + LEASE_MS, 10, LEASE_MS, 10, NONE_HELD);
+      assert.deepEqual(again.map((delivery) => delivery.subscriptionId).sort(), ['wh_a', 'wh_b']);
+    } finally {
+      await store.close();
     }
   },
 );

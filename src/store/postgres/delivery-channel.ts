@@ -9,6 +9,9 @@
 // machine (16 writers). Sent after, it costs one short statement, shared by every change that commits
 // while one is under way, and the change itself keeps its group commit. An instance that dies between
 // the commit and the NOTIFY leaves the others to find the deliveries on their timer, later but surely.
+// The announcing instance's own watchers are told at once, not when its notice comes back through the
+// server: each notice carries its instance's token, and an instance does not tell its own twice.
+import { randomUUID } from 'node:crypto';
 import { Client, type ClientConfig, type Pool } from 'pg';
 import { DELIVERIES_CHANNEL } from './schema.js';
 
@@ -19,6 +22,8 @@ const RELISTEN_MS = 1000;
 export class DeliveryChannel {
   readonly #config: ClientConfig;
   readonly #pool: Pool;
+  /** The payload of this instance's notices, by which it knows them when they come back. */
+  readonly #token = randomUUID();
   /** One entry per `watch` call, so the same function watching twice is told twice and stopped once each. */
   readonly #watchers = new Set<{ onChange: () => void }>();
   #client: Client | undefined;
@@ -50,19 +55,24 @@ export class DeliveryChannel {
   }
 
   /**
-   * Tells every instance (this one too) that deliveries may be due, once what was written has
-   * committed: a NOTIFY that starts after this call. While one is under way, the calls meanwhile
+   * Tells every instance that deliveries may be due, once what was written has committed: this
+   * one's watchers at once, the others by a NOTIFY that starts after this call. While one is under way, the calls meanwhile
    * share the next one. Nothing waits for it; a failure is left to the watchers' timers.
    */
   announce(): void {
     if (this.#closed) return;
+    this.#tell();
     if (this.#announcing) {
       this.#announceAgain = true;
       return;
     }
     this.#announcing = true;
     this.#pool
-      .query({ name: 'animal_store_announce', text: `SELECT pg_notify('${DELIVERIES_CHANNEL}', '')` })
+      .query({
+        name: 'animal_store_announce',
+        text: `SELECT pg_notify('${DELIVERIES_CHANNEL}', $1)`,
+        values: [this.#token],
+      })
       .catch(() => {})
       .finally(() => {
         this.#announcing = false;
@@ -105,7 +115,10 @@ export class DeliveryChannel {
     };
     listener.on('error', lost);
     listener.on('end', lost);
-    listener.on('notification', () => this.#tell());
+    // This instance's own notices were told when it sent them.
+    listener.on('notification', (notice) => {
+      if (notice.payload !== this.#token) this.#tell();
+    });
     listener
       .connect()
       .then(() => listener.query(`LISTEN ${DELIVERIES_CHANNEL}`))

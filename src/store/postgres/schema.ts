@@ -195,6 +195,20 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX attempts_by_time ON attempts (at_ms);
 
   `,
+  `
+  -- The queue of deliveries as a queue on PostgreSQL wants it. Thousands of rows a second are
+  -- inserted, leased and deleted, so:
+  -- - the lease is in no index: a claim, which sets only the lease, is then a HOT update (the new
+  --   version in the row's own page, no index entry added), where it was an update of every index;
+  -- - pages are filled to half, so that the page has room for that new version;
+  -- - dead rows are vacuumed after a few thousand rather than a fifth of the table (also by the
+  --   service itself, for servers without autovacuum: see PostgresDeliveryQueue).
+  DROP INDEX deliveries_due;
+  DROP INDEX deliveries_due_by_webhook;
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at_ms);
+  CREATE INDEX deliveries_due_by_webhook ON deliveries (webhook_id, next_attempt_at_ms);
+  ALTER TABLE deliveries SET (fillfactor = 50, autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000);
+  `,
 ];
 
 /** The schema version this code works with. */

@@ -3,8 +3,19 @@ import type { QueryConfig } from 'pg';
 import { EVENT_TYPES } from '../../events/event.js';
 import { COUNTED_EVENT_TYPES, eventCountColumn } from './schema.js';
 
-/** Attempts kept per subscription: older ones are forgotten as new ones are recorded. */
+/** Attempts kept per subscription: the listing shows the newest, and older ones are deleted. */
 export const ATTEMPTS_KEPT = 1000;
+/**
+ * Attempts an instance records for a subscription between two deletions of its attempts past
+ * ATTEMPTS_KEPT. A deletion reads the subscription's newest thousand index entries; made at every
+ * attempt, it cost more than the rest of the attempt's record together.
+ */
+export const TRIM_EVERY = 100;
+
+/** The position of a subscription's ($1) oldest attempt kept: the listing starts there. */
+const OLDEST_KEPT = `coalesce((SELECT seq FROM attempts WHERE webhook_id = $1 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1), 0)`;
+/** The largest bigint. */
+const LARGEST_BIGINT = '9223372036854775807';
 /** Rows a purge deletes per statement, so that no statement holds many locks or runs long. */
 export const PURGE_BATCH = 10_000;
 
@@ -20,8 +31,12 @@ const rememberClause = (first: number, from?: string): string => `
       SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, expires_at = excluded.expires_at
   )`;
 
-/** The due time of a delivery: when it is to be attempted, or when the lease of the worker that holds it ends. */
-const DUE_MS = 'greatest(d.next_attempt_at_ms, d.lease_until_ms)';
+/**
+ * A delivery is due when its next attempt's time has come and no worker's lease on it is running. The
+ * lease is in no index (schema.ts, migration 3), so that a claim, which sets only the lease, is a HOT
+ * update: the row's new version is written in its own page, and no index gains an entry.
+ */
+const IS_DUE = 'd.next_attempt_at_ms <= $1 AND d.lease_until_ms <= $1';
 
 export const SQL = {
   getSubscription: `SELECT ${SUBSCRIPTION_COLUMNS} FROM webhooks WHERE id = $1`,
@@ -93,10 +108,14 @@ export const SQL = {
     )
     SELECT count(*) AS count FROM queued`,
   remember: `WITH ${rememberClause(1)} SELECT 1`,
+  /** Only the newest ATTEMPTS_KEPT: those past them may not have been deleted yet (TRIM_EVERY). */
   pageAttempts: `
-    SELECT t.total, a.seq, a.id, a.json FROM (SELECT count(*) AS total FROM attempts WHERE webhook_id = $1) AS t
+    WITH kept AS (SELECT ${OLDEST_KEPT} AS seq)
+    SELECT t.total, a.seq, a.id, a.json
+      FROM (SELECT count(*) AS total FROM attempts, kept WHERE webhook_id = $1 AND attempts.seq >= kept.seq) AS t
       LEFT JOIN LATERAL (
-        SELECT seq, id, json FROM attempts WHERE webhook_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3
+        SELECT x.seq, x.id, x.json FROM attempts AS x, kept
+         WHERE x.webhook_id = $1 AND x.seq < $2 AND x.seq >= kept.seq ORDER BY x.seq DESC LIMIT $3
       ) AS a ON true
      ORDER BY a.seq DESC`,
 
@@ -104,7 +123,9 @@ export const SQL = {
    * Takes due deliveries as graphile-worker and pg-boss take jobs: rows locked FOR UPDATE SKIP LOCKED
    * (another instance's claim in progress is passed over, not waited for) and marked taken in the same
    * statement. Each enabled subscription gets its own share ($4 less what this worker holds: $5/$6),
-   * so one subscription's backlog never holds up the others'; the earliest due go first, up to $2.
+   * so one subscription's backlog never holds up the others'; the earliest due go first, up to $2
+   * (by the time of their next attempt: a delivery whose lease ran out is among the first). The scan of
+   * a subscription's index range passes over the deliveries leased now, as many as are in flight.
    */
   claimDue: `
     WITH held AS (SELECT * FROM unnest($5::text[], $6::int[]) AS h (webhook_id, n)),
@@ -112,9 +133,9 @@ export const SQL = {
       SELECT c.id FROM webhooks AS w
         LEFT JOIN held AS h ON h.webhook_id = w.id
         CROSS JOIN LATERAL (
-          SELECT d.id, ${DUE_MS} AS due_ms FROM deliveries AS d
-           WHERE d.webhook_id = w.id AND ${DUE_MS} <= $1
-           ORDER BY ${DUE_MS} LIMIT greatest($4 - coalesce(h.n, 0), 0)
+          SELECT d.id, d.next_attempt_at_ms AS due_ms FROM deliveries AS d
+           WHERE d.webhook_id = w.id AND ${IS_DUE}
+           ORDER BY d.next_attempt_at_ms LIMIT greatest($4 - coalesce(h.n, 0), 0)
            FOR UPDATE SKIP LOCKED
         ) AS c
        WHERE w.status = 'enabled'
@@ -125,9 +146,32 @@ export const SQL = {
      WHERE d.id = chosen.id AND e.seq = d.event_seq AND w.id = d.webhook_id
     RETURNING d.id, d.attempts_made, e.seq, e.type, e.at_ms, e.json,
               w.id AS webhook_id, w.owner_key_id, w.failing_since_ms, w.json AS webhook_json`,
+  /**
+   * The earliest time a delivery of an enabled subscription falls due: the next attempt's time of the
+   * first one held by no lease (in the order of those times), or, sooner, the end of the lease of one
+   * before it. The leased ones come first in that order (a lease is taken on a delivery that is due),
+   * so both are short index ranges: as long as the deliveries in flight.
+   */
   nextDue: `
-    SELECT ${DUE_MS} AS due_ms FROM deliveries AS d JOIN webhooks AS w ON w.id = d.webhook_id
-     WHERE w.status = 'enabled' ORDER BY ${DUE_MS} LIMIT 1`,
+    WITH free AS (
+      SELECT d.next_attempt_at_ms AS due_ms FROM deliveries AS d JOIN webhooks AS w ON w.id = d.webhook_id
+       WHERE w.status = 'enabled' AND d.lease_until_ms <= d.next_attempt_at_ms
+       ORDER BY d.next_attempt_at_ms LIMIT 1
+    )
+    SELECT least(
+      (SELECT due_ms FROM free),
+      (SELECT min(d.lease_until_ms) FROM deliveries AS d JOIN webhooks AS w ON w.id = d.webhook_id
+        WHERE w.status = 'enabled' AND d.lease_until_ms > d.next_attempt_at_ms
+          AND d.next_attempt_at_ms < coalesce((SELECT due_ms FROM free), ${LARGEST_BIGINT}))
+    ) AS due_ms`,
+  /**
+   * Takes the space of ended deliveries back and their entries out of the indexes, and tells the
+   * planner how large the queue is now (see PostgresDeliveryQueue); with ANALYZE, which takes four
+   * times as long, also what it holds.
+   */
+  vacuumDeliveries: 'VACUUM (SKIP_LOCKED) deliveries',
+  vacuumAnalyzeDeliveries: 'VACUUM (SKIP_LOCKED, ANALYZE) deliveries',
+  vacuumAttempts: 'VACUUM (SKIP_LOCKED) attempts',
   dropDelivery: 'DELETE FROM deliveries WHERE id = $1',
 
   /** A batch of events past retention, with their pending deliveries, and out of the counts. */
@@ -167,10 +211,12 @@ export const SQL = {
  * (`retry`), ended (`end`), or the subscription is disabled with every pending delivery of it
  * (`disable`). $1 delivery, $2 subscription, $3 failing since, $4 attempt
  * id, $5 its event's position, $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or
- * the reason for disabling. The subscription's row is written only when something in it changes, so a
- * stream of successful attempts does not queue on it.
+ * the reason for disabling, and last whether to delete the subscription's attempts past ATTEMPTS_KEPT.
+ * The subscription's row is written only when something in it changes, so a stream of successful
+ * attempts does not queue on it.
  */
 export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): string {
+  const trim = kind === 'end' ? '$9' : '$10';
   const hook =
     kind === 'disable'
       ? `UPDATE webhooks SET failing_since_ms = $3, status = 'disabled',
@@ -190,7 +236,7 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
         FROM webhooks AS w WHERE w.id = $2
     ),
     trimmed AS (
-      DELETE FROM attempts WHERE webhook_id = $2
+      DELETE FROM attempts WHERE ${trim}::boolean AND webhook_id = $2
          AND seq <= (SELECT seq FROM attempts WHERE webhook_id = $2 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
     ),
     delivery AS (${delivery})
@@ -248,8 +294,8 @@ export const statement = (key: keyof typeof SQL, values: unknown[]): QueryConfig
  * in one statement and one commit, as finishAttemptStatement does one by one: arrays $1 deliveries,
  * $2 subscriptions, $3 failing since, $4 attempt ids, $5 event positions, $6 times, $7 delivered,
  * $8 JSON, $9 next attempt times (null: ended), in the order they happened. A subscription's failing
- * time is the last of the batch, as it would be after the attempts one by one; its newest attempts
- * beyond ATTEMPTS_KEPT are trimmed as by the single statement (the batch's own rows count next time).
+ * time is the last of the batch, as it would be after the attempts one by one. The attempts past
+ * ATTEMPTS_KEPT of the subscriptions in $10 are deleted (the batch's own rows count next time).
  */
 export const FINISH_ATTEMPTS = `
   WITH batch AS (
@@ -265,19 +311,26 @@ export const FINISH_ATTEMPTS = `
   ),
   recorded AS (
     INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
-    SELECT b.attempt_id, b.webhook_id, coalesce(d.event_seq, b.event_seq), b.at_ms, b.delivered, b.json
-      FROM batch AS b JOIN webhooks AS w ON w.id = b.webhook_id LEFT JOIN deliveries AS d ON d.id = b.delivery_id
+    -- Each delivery looked up by its key, whatever the planner believes of the table's size (with
+    -- statistics from when it was small, it read the whole queue to join it).
+    SELECT b.attempt_id, b.webhook_id,
+           coalesce((SELECT d.event_seq FROM deliveries AS d WHERE d.id = b.delivery_id), b.event_seq),
+           b.at_ms, b.delivered, b.json
+      FROM batch AS b JOIN webhooks AS w ON w.id = b.webhook_id
      ORDER BY b.ord
   ),
   trimmed AS (
-    DELETE FROM attempts AS a USING last
-     WHERE a.webhook_id = last.webhook_id
-       AND a.seq <= (SELECT seq FROM attempts AS k WHERE k.webhook_id = last.webhook_id
+    DELETE FROM attempts AS a USING unnest($10::text[]) AS t (webhook_id)
+     WHERE a.webhook_id = t.webhook_id
+       AND a.seq <= (SELECT seq FROM attempts AS k WHERE k.webhook_id = t.webhook_id
                       ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
   ),
   retried AS (
     UPDATE deliveries AS d SET attempts_made = attempts_made + 1, next_attempt_at_ms = b.next_ms, lease_until_ms = 0
-      FROM batch AS b WHERE d.id = b.delivery_id AND b.next_ms IS NOT NULL
+      FROM batch AS b WHERE d.id = b.delivery_id AND d.id = ANY ($1::bigint[]) AND b.next_ms IS NOT NULL
   ),
-  ended AS (DELETE FROM deliveries AS d USING batch AS b WHERE d.id = b.delivery_id AND b.next_ms IS NULL)
+  ended AS (
+    DELETE FROM deliveries AS d USING batch AS b
+     WHERE d.id = b.delivery_id AND d.id = ANY ($1::bigint[]) AND b.next_ms IS NULL
+  )
   SELECT 1`;
