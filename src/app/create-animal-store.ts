@@ -119,7 +119,7 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     clock,
     settings: webhookSettings,
     isKeyActive: (id) => keys.ring.isActive(id),
-    apiLoad: { busiest: () => handler.busiest() },
+    apiLoad: { busiest: () => handler.busiest(), answered: () => handler.answered() },
     observer: {
       attempted: (outcome) => metrics?.webhookAttempted(outcome),
       disabled: (id, reason) => {

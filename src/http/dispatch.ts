@@ -80,6 +80,8 @@ export type Dispatcher = ((req: IncomingMessage, res: ServerResponse) => void) &
   inFlight(): number;
   /** The most API requests in flight at once since the last call (then starts again from those in flight now). */
   busiest(): number;
+  /** API requests answered since the dispatcher was made. */
+  answered(): number;
   /**
    * The server's `checkContinue` listener: a request with Expect: 100-continue whose `100 Continue` the
    * dispatcher sends itself, once it wants the body. Mounted elsewhere without it, Node sends the 100 at once.
@@ -110,6 +112,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
   const idempotencyKeys = new IdempotencyKeys(context.arrive, logError);
   let inFlight = 0;
   let busiest = 0;
+  let answered = 0;
 
   // What the service's own backends answer at once (the in-memory limiter, store and key ring) is used
   // at once: only a promise is awaited, so that a request served from memory takes no turn of the
@@ -164,6 +167,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       answerError(req, res, headers, error, requestId, logError);
     } finally {
       inFlight--;
+      answered++;
       access.record(req, res, requestId, path, startedMs, key?.id, operation);
     }
   };
@@ -206,6 +210,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       busiest = inFlight;
       return most;
     },
+    answered: () => answered,
     checkContinue: (req: IncomingMessage, res: ServerResponse): void => {
       awaitContinue(req);
       listener(req, res);

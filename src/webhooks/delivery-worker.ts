@@ -45,22 +45,31 @@ export interface DeliveryWorkerParts {
 /**
  * The load of this instance's API, which deliveries give way to: while BUSY_REQUESTS or more API
  * requests have been in flight at once within the last look, at most SLOTS_WHILE_BUSY attempts are
- * sending. In a saturated process every connection with work gets its turn of the event loop, so the
- * deliveries' share shrinks toward their slots against the API's connections, and deliveries fall
- * behind, durably, and catch up at full speed once the burst has passed. Those slots still carry a
- * steady stream, so a merely slow machine does not stall them. (On the embedded store the attempts'
- * records ride in the journal's synced writes of the API's changes rather than starting their own:
- * docs/performance.md, "Events and webhooks".)
+ * sending, and attempts start at most STARTS_PER_ANSWER for each API request answered since the look
+ * before (MIN_STARTS_PER_LOOK at least). A slot cap alone does not bound the deliveries' share of a
+ * saturated process: an attempt to a receiver that answers at once frees its slot within a turn or
+ * two, so 16 slots took as many turns as the API's connections, and an attempt (claiming, signing,
+ * sending, reading, recording) costs more than a create. Tied to what the API answers, the deliveries
+ * take a bounded share whatever the number of connections; they fall behind, durably, and catch up at
+ * full speed once the burst has passed. (On the embedded store the attempts' records ride in the
+ * journal's synced writes of the API's changes rather than starting their own: docs/performance.md,
+ * "Events and webhooks".)
  */
 export interface ApiLoad {
   /** The most requests in flight at once since the last call. */
   busiest(): number;
+  /** Requests answered so far (a count that only grows). */
+  answered(): number;
 }
 
 /** Requests in flight, at their peak, from which the API counts as busy. */
 const BUSY_REQUESTS = 16;
 /** Attempts sending at once while the API is busy. */
 const SLOTS_WHILE_BUSY = 16;
+/** Attempts started per API request answered while the API is busy. */
+const STARTS_PER_ANSWER = 0.02;
+/** Attempts a busy look allows at least, so that deliveries go on behind an API that answers little. */
+const MIN_STARTS_PER_LOOK = 16;
 /** How often the worker looks at the API's load (it decides far more often). */
 const LOOK_EVERY_MS = 100;
 
@@ -103,9 +112,12 @@ export class DeliveryWorker {
   #outcomes: AttemptResult[] = [];
   #writing = 0;
   #recording: Promise<void> | undefined;
-  /** Whether the API counted as busy at the last look, and when to look again. */
+  /** Whether the API counted as busy at the last look, when to look again, and what it had answered then. */
   #apiBusy = false;
   #lookAgainMs = Number.NEGATIVE_INFINITY;
+  #answeredAtLook = 0;
+  /** Attempts that may still start before the next look while the API is busy. */
+  #startsLeft = Number.POSITIVE_INFINITY;
   #running = false;
   #again = false;
   #stopped = true;
@@ -183,11 +195,16 @@ export class DeliveryWorker {
       for (;;) {
         this.#again = false;
         // Outcomes waiting to be written hold memory and leases: past a bound, wait for the journal.
+        const slots = this.#sendingSlots();
         const free =
           this.#outcomes.length >= this.#maxInFlight * RECORDING_PER_SLOT
             ? 0
-            : this.#sendingSlots() - this.#inFlight.size;
-        if (free <= 0) return;
+            : Math.min(slots - this.#inFlight.size, this.#startsLeft);
+        if (free <= 0) {
+          // Out of starts for now: look again when the next look is due (an ending attempt pokes sooner).
+          if (this.#startsLeft <= 0) this.#sleep(this.#lookAgainMs - clock.now());
+          return;
+        }
         const due = await store.claimDue(
           clock.now(),
           free,
@@ -201,6 +218,7 @@ export class DeliveryWorker {
           // Stopped meanwhile: the rest stay leased and are attempted again once their leases end.
           if (index > 0 && index % STARTS_PER_TURN === 0) await nextTurn();
           if (this.#stopped) break;
+          this.#startsLeft--;
           this.#start(due[index] as DueDelivery);
         }
         if (due.length < free || this.#stopped) break;
@@ -215,13 +233,21 @@ export class DeliveryWorker {
     }
   }
 
-  /** Attempts that may be sending now: every slot, or while the API is busy, SLOTS_WHILE_BUSY of them. */
+  /**
+   * Attempts that may be sending now: every slot, or while the API is busy, SLOTS_WHILE_BUSY of them;
+   * a look at the API's load also sets how many may start until the next look (see ApiLoad).
+   */
   #sendingSlots(): number {
     const load = this.#parts.apiLoad;
     if (load === undefined) return this.#maxInFlight;
     const nowMs = this.#parts.clock.now();
     if (nowMs >= this.#lookAgainMs) {
+      const answered = load.answered();
       this.#apiBusy = load.busiest() >= BUSY_REQUESTS;
+      this.#startsLeft = this.#apiBusy
+        ? Math.max(MIN_STARTS_PER_LOOK, Math.floor((answered - this.#answeredAtLook) * STARTS_PER_ANSWER))
+        : Number.POSITIVE_INFINITY;
+      this.#answeredAtLook = answered;
       this.#lookAgainMs = nowMs + LOOK_EVERY_MS;
     }
     return this.#apiBusy ? Math.min(SLOTS_WHILE_BUSY, this.#maxInFlight) : this.#maxInFlight;

@@ -147,7 +147,7 @@ test("an Idempotency-Key's claim is released before the answer is sent, on succe
   }
 });
 
-test('busiest() tells the most requests in flight at once since it was last asked, then starts from those in flight', async () => {
+test('busiest() tells the most requests in flight at once since it was last asked, then starts from those in flight; answered() counts answers', async () => {
   const releases: Array<() => void> = [];
   const slow = defineRoute({
     method: 'GET',
@@ -171,11 +171,13 @@ test('busiest() tells the most requests in flight at once since it was last aske
     releases.splice(0, 2).forEach((release) => release());
     while (served.dispatcher.inFlight() > 1) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(served.dispatcher.busiest(), 3, 'the peak, although one is in flight now');
+    assert.equal(served.dispatcher.answered(), 2, 'answered: the two released');
     assert.equal(served.dispatcher.busiest(), 1, 'asked again: those in flight at the last call');
     releases.splice(0).forEach((release) => release());
     await Promise.all(three);
     assert.equal(served.dispatcher.busiest(), 1);
     assert.equal(served.dispatcher.busiest(), 0);
+    assert.equal(served.dispatcher.answered(), 3);
   } finally {
     served.close();
   }

@@ -361,7 +361,7 @@ test('while the API is busy, deliveries keep to a few sending slots, and take th
     clock,
     settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
     isKeyActive: () => true,
-    apiLoad: { busiest: () => busiest },
+    apiLoad: { busiest: () => busiest, answered: () => 0 },
   });
   try {
     await subscribe();
@@ -380,6 +380,52 @@ test('while the API is busy, deliveries keep to a few sending slots, and take th
     await sender.until(60);
     assert.equal(sender.calls.length, 60);
     for (const call of sender.calls) call.answer({ status: 200 });
+  } finally {
+    await worker.stop(0);
+    await close();
+  }
+});
+
+test('while the API is busy, attempts start at a fiftieth of its answers (sixteen a look at least), whatever slots are free', async () => {
+  const { store, clock, sender, subscribe, close } = await rig();
+  let busiest = 40;
+  let answered = 0;
+  const worker = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
+    isKeyActive: () => true,
+    apiLoad: { busiest: () => busiest, answered: () => answered },
+  });
+  const answerAll = (): void => {
+    for (const call of sender.calls) call.answer({ status: 200 });
+  };
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
+  try {
+    await subscribe();
+    for (let index = 0; index < 80; index++)
+      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    worker.start();
+    await sender.until(16);
+    answerAll();
+    await settle();
+    assert.equal(sender.calls.length, 16, 'sixteen started: the slots they freed wait for the next look');
+    answered = 1500;
+    clock.advance(100);
+    worker.poke();
+    await sender.until(32);
+    answerAll();
+    await sender.until(46);
+    answerAll();
+    await settle();
+    assert.equal(sender.calls.length, 46, 'thirty more for 1,500 answers, sixteen sending at a time');
+    busiest = 3;
+    clock.advance(100);
+    worker.poke();
+    await sender.until(80);
+    answerAll();
+    assert.equal(sender.calls.length, 80, 'every one once the API is not busy');
   } finally {
     await worker.stop(0);
     await close();
