@@ -79,7 +79,7 @@ Options:
   --no-pin             Do not pin the services and the generator to separate cores
   --instruction-requests N
                        For instructions: requests of each of the 3 measured batches, after a
-                       warm-up of 6,000 [${DEFAULT_BATCH_REQUESTS}]
+                       warm-up of 12,000 [${DEFAULT_BATCH_REQUESTS}]
   --callgrind-dir DIR  For instructions: keep callgrind's dumps in DIR (callgrind.out.PID.N, one a
                        batch), for callgrind_annotate [a temporary directory, removed]
   --json FILE          Also write every figure as JSON to FILE

@@ -10,7 +10,10 @@
 //   valgrind needs --smc-check=all-non-file to see code V8 writes and rewrites.
 // - Each process first answers WARMUP_REQUESTS requests unmeasured: under valgrind, V8's tiers
 //   (Sparkplug, TurboFan) and its feedback take thousands of requests to settle, and the first batches
-//   cost two to five times the later ones. TurboFan compiles on the main thread (NODE_ARGS says why).
+//   cost two to five times the later ones. The service's batches agreed within 1 to 3 % after 6,000;
+//   the bare baseline's, in the same runs, still fell from batch to batch (112,000, 90,000, 81,000 a
+//   `get` after 6,000, TurboFan still at work), where alone it had settled after 5,000: hence 12,000.
+//   TurboFan compiles on the main thread (NODE_ARGS says why).
 //   Then callgrind_control --dump writes the counts so far and sets them to zero, and after each
 //   measured batch of N requests another dump holds that batch alone: instructions a request = the
 //   dump's total / N. Every thread of the process counts (the garbage collector's helpers are part of
@@ -46,7 +49,7 @@ export const DEFAULT_BATCH_REQUESTS = 1000;
 /** Measured batches of each side. */
 const MEASURED_BATCHES = 3;
 /** Requests answered unmeasured first (see above). */
-const WARMUP_REQUESTS = 6000;
+const WARMUP_REQUESTS = 12_000;
 /**
  * TurboFan compiles on the main thread, the code it makes the same: compiled concurrently, under
  * valgrind's one-thread-at-a-time scheduling, optimised code arrived some thousands of requests later
@@ -91,9 +94,9 @@ export function hasValgrind(): boolean {
  * V8's compilers, whose instructions are taken out of a batch's count (their inclusive cost, read with
  * callgrind_annotate). Under valgrind a request takes fifty times as long, and V8 keeps optimising
  * (again) functions that run by the clock (timers, the access log's second): after 6,000 requests
- * TurboFan still took 5 to 12 % of a batch's instructions, more in one batch than the next, and made
- * batches of one process differ by ±5 %. A request's instructions at full speed include almost no
- * compilation. (callgrind's --toggle-collect on these functions left counting off for most of a run.)
+ * TurboFan still took 2 to 12 % of the service's batches, more in one batch than the next, and made
+ * them differ by ±5 %; without it they agreed within 1 to 3 %. A request's instructions at full speed
+ * include almost no compilation. (callgrind's --toggle-collect on these functions left counting off for most of a run.)
  */
 export const JIT_COMPILERS = [
   'v8::internal::Compiler::CompileOptimized(',
@@ -132,14 +135,8 @@ export function dumpTotal(text: string): number {
   return Number(match[1]);
 }
 
-/** A batch's count: every instruction, and those of V8's compilers among them. */
-interface BatchCount {
-  total: number;
-  compiler: number;
-}
-
-/** Asks callgrind in process `pid` to dump its counts (and zero them); returns the dump's counts. */
-function dumpCounts(pid: number, outDir: string): BatchCount {
+/** Asks callgrind in process `pid` to dump its counts (and zero them); returns the dump's file. */
+export function dumpCounts(pid: number, outDir: string): string {
   execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' });
   // Dumps are numbered callgrind.out.PID.1, .2, ...: the newest is the one just written.
   const prefix = `callgrind.out.${pid}.`;
@@ -147,12 +144,17 @@ function dumpCounts(pid: number, outDir: string): BatchCount {
     .filter((name) => name.startsWith(prefix))
     .map((name) => Number(name.slice(prefix.length)));
   if (numbers.length === 0) throw new Error(`callgrind wrote no dump for process ${pid}`);
-  const file = join(outDir, `${prefix}${Math.max(...numbers)}`);
+  return join(outDir, `${prefix}${Math.max(...numbers)}`);
+}
+
+/** Instructions a request of a dump of `requests` requests: every one, and without V8's compilers. */
+export function perRequest(file: string, requests: number): { total: number; net: number } {
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
-  return { total: dumpTotal(readFileSync(file, 'utf8')), compiler: compilerInstructions(annotated) };
+  const total = dumpTotal(readFileSync(file, 'utf8'));
+  return { total: total / requests, net: (total - compilerInstructions(annotated)) / requests };
 }
 
 /**
@@ -160,7 +162,7 @@ function dumpCounts(pid: number, outDir: string): BatchCount {
  * The directory lies in the repository, so that what the bundles leave outside (none but node's own
  * modules) and the /docs page's files resolve from its node_modules as from bench/.
  */
-async function bundleChildren(dir: string): Promise<{ service: string; baseline: string }> {
+export async function bundleChildren(dir: string): Promise<{ service: string; baseline: string }> {
   await build({
     entryPoints: [join(ROOT, 'bench', 'service-child.ts'), join(ROOT, 'bench', 'baseline.ts')],
     outdir: dir,
@@ -195,7 +197,11 @@ async function send(origin: string, prepared: PreparedScenario, scenario: Instru
   if (failures > 0) throw new Error(`${scenario}: ${failures} failed requests under valgrind: ${result.problems[0]}`);
 }
 
-/** The warm-up, a dump to drop it, then each measured batch's instructions a request. */
+/**
+ * The warm-up, a dump to drop it, then each measured batch's instructions a request. The batches follow
+ * one another with only a dump between: the dumps are read once all are written, as a process left idle
+ * for the seconds that reading takes had V8 optimise code again in the next batch.
+ */
 async function countSide(
   pid: number,
   outDir: string,
@@ -206,14 +212,13 @@ async function countSide(
 ): Promise<SideCount> {
   await send(origin, prepared, scenario, WARMUP_REQUESTS);
   dumpCounts(pid, outDir);
-  const side: SideCount = { batches: [], withCompiler: [] };
+  const files: string[] = [];
   for (let batch = 0; batch < MEASURED_BATCHES; batch++) {
     await send(origin, prepared, scenario, batchRequests);
-    const count = dumpCounts(pid, outDir);
-    side.batches.push((count.total - count.compiler) / batchRequests);
-    side.withCompiler.push(count.total / batchRequests);
+    files.push(dumpCounts(pid, outDir));
   }
-  return side;
+  const counts = files.map((file) => perRequest(file, batchRequests));
+  return { batches: counts.map((count) => count.net), withCompiler: counts.map((count) => count.total) };
 }
 
 /**
