@@ -10,9 +10,10 @@
 //   valgrind needs --smc-check=all-non-file to see code V8 writes and rewrites.
 // - Each process first answers WARMUP_REQUESTS requests unmeasured: under valgrind, V8's tiers
 //   (Sparkplug, TurboFan) and its feedback take thousands of requests to settle, and the first batches
-//   cost two to five times the later ones. The service's batches agreed within 1 to 3 % after 6,000;
-//   the bare baseline's, in the same runs, still fell from batch to batch (112,000, 90,000, 81,000 a
-//   `get` after 6,000, TurboFan still at work), where alone it had settled after 5,000: hence 12,000.
+//   cost two to five times the later ones. The service's batches were within 2 to 7 % of each other
+//   after 6,000; the bare baseline's, in the same runs, still fell from batch to batch (112,000,
+//   90,000, 81,000 a `get` after 6,000, TurboFan still at work), where alone it had settled after
+//   5,000: hence 12,000.
 //   TurboFan compiles on the main thread (NODE_ARGS says why).
 //   Then callgrind_control --dump writes the counts so far and sets them to zero, and after each
 //   measured batch of N requests another dump holds that batch alone: instructions a request = the
@@ -95,8 +96,9 @@ export function hasValgrind(): boolean {
  * callgrind_annotate). Under valgrind a request takes fifty times as long, and V8 keeps optimising
  * (again) functions that run by the clock (timers, the access log's second): after 6,000 requests
  * TurboFan still took 2 to 12 % of the service's batches, more in one batch than the next, and made
- * them differ by ±5 %; without it they agreed within 1 to 3 %. A request's instructions at full speed
- * include almost no compilation. (callgrind's --toggle-collect on these functions left counting off for most of a run.)
+ * them differ by ±5 %; without it they were within 2 to 7 % of each other (a figure is the median of
+ * three). A request's instructions at full speed include almost no compilation. (callgrind's
+ * --toggle-collect on these functions left counting off for most of a run.)
  */
 export const JIT_COMPILERS = [
   'v8::internal::Compiler::CompileOptimized(',
@@ -180,8 +182,22 @@ export async function bundleChildren(dir: string): Promise<{ service: string; ba
   return { service: join(dir, 'service-child.mjs'), baseline: join(dir, 'baseline.mjs') };
 }
 
-/** Sends `amount` requests of a prepared scenario to `origin`; fails on any unexpected answer. */
-async function send(origin: string, prepared: PreparedScenario, scenario: InstructionScenario, amount: number) {
+/** Of a batch, this share at most may fail (see send); more fails the check. */
+const TOLERATED_FAILURES = 0.01;
+
+/**
+ * Sends `amount` requests of a prepared scenario to `origin`; resolves with the answers received. An
+ * answer with another status fails the check; a reset does not, up to TOLERATED_FAILURES: under
+ * valgrind on a busy machine a server now and then reads a kept-alive connection's next request only
+ * after its keep-alive time (5 s) has run out, and closes it under the request, the race every
+ * HTTP/1.1 keep-alive has. A figure is instructions over the answers received.
+ */
+async function send(
+  origin: string,
+  prepared: PreparedScenario,
+  scenario: InstructionScenario,
+  amount: number,
+): Promise<number> {
   const result = await runLoad({
     origin,
     connections: INSTRUCTION_CONNECTIONS,
@@ -193,8 +209,12 @@ async function send(origin: string, prepared: PreparedScenario, scenario: Instru
     nextRequest: (index) => prepared.requests[index % prepared.requests.length] as RequestSpec,
     expectedStatuses: new Set(SCENARIOS[scenario].expectedStatuses),
   });
-  const failures = result.unexpected + result.errors + result.timeouts;
-  if (failures > 0) throw new Error(`${scenario}: ${failures} failed requests under valgrind: ${result.problems[0]}`);
+  const failures = result.errors + result.timeouts;
+  if (result.unexpected > 0 || failures > amount * TOLERATED_FAILURES)
+    throw new Error(
+      `${scenario}: ${result.unexpected} unexpected answers, ${failures} failed requests under valgrind: ${result.problems[0]}`,
+    );
+  return result.completed;
 }
 
 /**
@@ -212,12 +232,12 @@ async function countSide(
 ): Promise<SideCount> {
   await send(origin, prepared, scenario, WARMUP_REQUESTS);
   dumpCounts(pid, outDir);
-  const files: string[] = [];
+  const batches: { file: string; answers: number }[] = [];
   for (let batch = 0; batch < MEASURED_BATCHES; batch++) {
-    await send(origin, prepared, scenario, batchRequests);
-    files.push(dumpCounts(pid, outDir));
+    const answers = await send(origin, prepared, scenario, batchRequests);
+    batches.push({ file: dumpCounts(pid, outDir), answers });
   }
-  const counts = files.map((file) => perRequest(file, batchRequests));
+  const counts = batches.map((batch) => perRequest(batch.file, batch.answers));
   return { batches: counts.map((count) => count.net), withCompiler: counts.map((count) => count.total) };
 }
 
