@@ -38,11 +38,24 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
+/** How a baseline is run other than as usual (instructions.ts runs a bundle of this file under valgrind). */
+export interface BaselineRun {
+  /** A command that runs node (valgrind and its options), as spawnChild's. */
+  wrapper?: readonly string[];
+  /** The script, this file by default. */
+  script?: string;
+  nodeArgs?: readonly string[];
+}
+
 /** Starts the baseline in a child process of its own, as the service runs in one. */
-export async function startBaseline(answer: CannedAnswer): Promise<Baseline> {
-  const { child, first } = await spawnChild<{ origin: string }>('bench/baseline.ts', {
-    ANIMAL_STORE_BENCH_BASELINE: JSON.stringify(answer),
-  });
+export async function startBaseline(answer: CannedAnswer, run: BaselineRun = {}): Promise<Baseline> {
+  const { child, first } = await spawnChild<{ origin: string }>(
+    run.script ?? 'bench/baseline.ts',
+    { ANIMAL_STORE_BENCH_BASELINE: JSON.stringify(answer) },
+    run.nodeArgs,
+    undefined,
+    run.wrapper,
+  );
   return { origin: first.origin, pid: child.pid ?? 0, close: () => stopChild(child) };
 }
 

@@ -240,7 +240,7 @@ export function medianRatio(numerator: readonly number[], denominator: readonly 
 }
 
 /** The answer the service gives to a scenario's first request, for the baseline to repeat. */
-async function captureAnswer(target: Target, spec: RequestSpec): Promise<CannedAnswer> {
+export async function captureAnswer(target: Target, spec: RequestSpec): Promise<CannedAnswer> {
   const response = await request(`${target.origin}${spec.path}`, {
     method: spec.method,
     headers: spec.headers,

@@ -12,6 +12,8 @@
 //   backends            service CPU a request on get, list, create with PostgreSQL and/or Redis
 //                       / embedded store + in-memory limiter: Redis limiter ≤ 1.25 (reads),
 //                       PostgreSQL ≤ 1.5 (reads), ≤ 2 (create); the servers' CPU beside
+//   instructions        instructions a request (callgrind) of the service and of bare node:http on
+//                       get, list, create, and their ratio beside the CPU ratios (information)
 // Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -36,6 +38,13 @@ import {
 } from './compare-checks.js';
 import { cpuBeside } from './cpu-report.js';
 import { compareWithBuildBefore, compareWithSubscriptions } from './events-checks.js';
+import {
+  countInstructions,
+  DEFAULT_BATCH_REQUESTS,
+  hasValgrind,
+  INSTRUCTION_CONNECTIONS,
+  INSTRUCTION_SCENARIOS,
+} from './instructions.js';
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';
@@ -44,9 +53,9 @@ import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
 /**
  * Checks run only when named: create-before needs an earlier build, create-webhooks is the events'
- * cost, backends needs PostgreSQL and Redis.
+ * cost, backends needs PostgreSQL and Redis, instructions needs valgrind (and ten minutes).
  */
-const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends'] as const;
+const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends', 'instructions'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -68,11 +77,21 @@ Options:
   --cross-check        Also run wrk (an independent generator), pinned alike, on the same pair in
                        every round of the throughput checks, and print its ratio beside
   --no-pin             Do not pin the services and the generator to separate cores
+  --instruction-requests N
+                       For instructions: requests of each of the 3 measured batches, after a
+                       warm-up of 12,000 [${DEFAULT_BATCH_REQUESTS}]
+  --callgrind-dir DIR  For instructions: keep callgrind's dumps in DIR (callgrind.out.PID.N, one a
+                       batch), for callgrind_annotate [a temporary directory, removed]
   --json FILE          Also write every figure as JSON to FILE
 
 backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
 its own is made and dropped) and Redis (ANIMAL_STORE_BENCH_REDIS_URL, by default a redis-server of its
 own, where one is installed).
+
+instructions runs the service and the baseline under valgrind's callgrind (node's JIT as it is, with
+--smc-check=all-non-file) at ${INSTRUCTION_CONNECTIONS} connections, and counts the instructions of every thread of each
+process over fixed batches of requests (bench/instructions.ts says how); it is skipped where valgrind
+is not installed.
 
 Services are pinned to core 0 and this generator to the other cores with taskset, where it exists;
 the generator's own CPU is measured in every run, and a throughput ratio it limited is reported as
@@ -128,6 +147,8 @@ async function main(argv: string[]): Promise<number> {
       'no-pin': { type: 'boolean' },
       json: { type: 'string' },
       before: { type: 'string' },
+      'instruction-requests': { type: 'string' },
+      'callgrind-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -303,6 +324,23 @@ async function main(argv: string[]): Promise<number> {
         for (const figure of result.figures) note(figure.totals, `${check} ${result.scenario} ${figure.backend}`);
         rows.push(...backendRows(result));
       }
+    } else if (check === 'instructions') {
+      if (!hasValgrind()) {
+        load.log('instructions: skipped, valgrind (with callgrind_control) is not installed');
+        continue;
+      }
+      const batch = positive(values['instruction-requests'], DEFAULT_BATCH_REQUESTS, '--instruction-requests');
+      const results = await countInstructions(INSTRUCTION_SCENARIOS, batch, load.log, values['callgrind-dir']);
+      figures[check] = results;
+      const thousands = (values: readonly number[]): string =>
+        values.map((value) => formatNumber(value / 1000, 1)).join(', ');
+      for (const result of results)
+        rows.push({
+          check: `instructions: ${result.scenario} service / baseline (callgrind)`,
+          measured: `${result.ratio.toFixed(2)} (thousands a request, ${result.batchRequests} each batch: ${thousands(result.service.batches)} / ${thousands(result.bare.batches)})`,
+          target: '(information)',
+          pass: true,
+        });
     } else if (check === 'limiter') {
       const result = await compareAdmission(load);
       figures[check] = result;

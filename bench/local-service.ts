@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Durability } from './args.js';
 import { SERVICE_CPUS_VARIABLE } from './pinning.js';
@@ -19,6 +19,8 @@ const HUGE_LIMIT = 1_000_000_000_000;
 /** How long a child may take to start (a million-pet replay included) or stop before it is killed. */
 const CHILD_START_TIMEOUT_MS = 120_000;
 const CHILD_STOP_TIMEOUT_MS = 20_000;
+/** The same under a wrapper (valgrind), where node runs some fifty times slower. */
+const WRAPPED_START_TIMEOUT_MS = 900_000;
 
 /** What the child needs to know (sent in an environment variable, as JSON). */
 export interface ServiceChildConfig {
@@ -60,6 +62,10 @@ export interface LocalServiceOptions {
   logLevel?: 'info' | 'warn';
   /** The root of the build to run (another checkout's, to compare builds); this repository's by default. */
   root?: string;
+  /** A command that runs node (valgrind and its options), as spawnChild's. */
+  wrapper?: readonly string[];
+  /** The child's script, bench/service-child.ts by default (a bundle of it, for instructions.ts). */
+  script?: string;
   /** Deliveries to receivers on this machine (`--webhook-allow-private`). */
   webhookAllowPrivate?: boolean;
   /** PostgreSQL instead of the embedded store. */
@@ -73,16 +79,22 @@ function randomKey(label: string): string {
   return `bench-${label}-${randomBytes(16).toString('hex')}`;
 }
 
-/** Spawns `node --import tsx SCRIPT` with an IPC channel, and resolves with its first message. */
+/**
+ * Spawns `node --import tsx SCRIPT` with an IPC channel, and resolves with its first message; `wrapper`
+ * is a command that runs node (valgrind and its options, for instructions.ts).
+ */
 export async function spawnChild<T>(
   script: string,
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
   root: string = ROOT,
+  wrapper: readonly string[] = [],
 ): Promise<{ child: ChildProcess; first: T }> {
   // Pinned when bench:compare asked for it (see pinning.ts): the service gets its core, the generator the rest.
   const cpus = process.env[SERVICE_CPUS_VARIABLE];
-  const command = [process.execPath, ...nodeArgs, '--import', 'tsx', join(root, script)];
+  // A bundled script (instructions.ts bundles the children it runs under valgrind) needs no loader.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const command = [...wrapper, process.execPath, ...nodeArgs, ...loader, resolve(root, script)];
   const [program, ...args] = cpus === undefined ? command : ['taskset', '-c', cpus, ...command];
   const child = spawn(program as string, args, {
     cwd: root,
@@ -90,11 +102,12 @@ export async function spawnChild<T>(
     // A service's stdout is its access log: written, as to a file, and not shown.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  const startTimeoutMs = wrapper.length > 0 ? WRAPPED_START_TIMEOUT_MS : CHILD_START_TIMEOUT_MS;
   const first = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${script} did not start within ${CHILD_START_TIMEOUT_MS} ms`));
-    }, CHILD_START_TIMEOUT_MS);
+      reject(new Error(`${script} did not start within ${startTimeoutMs} ms`));
+    }, startTimeoutMs);
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve(message as T);
@@ -147,12 +160,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]),
     ];
     const { child, first } = await spawnChild<{ url: string; basePath: string }>(
-      'bench/service-child.ts',
+      options.script ?? 'bench/service-child.ts',
       {
         ANIMAL_STORE_BENCH_SERVICE: JSON.stringify(config),
       },
       nodeArgs,
       options.root,
+      options.wrapper,
     );
     return {
       apiUrl: `${first.url}${first.basePath}`,

@@ -11,14 +11,21 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Sends `body` (JSON text) with `status` and `headers`; a HEAD answer carries the headers only (Node drops the body). */
 export function sendJson(res: ServerResponse, status: number, body: string, headers: ResponseHeaders): void {
   headers.set('content-type', JSON_CONTENT_TYPE);
-  headers.set('content-length', String(Buffer.byteLength(body)));
+  const length = Buffer.byteLength(body);
+  headers.set('content-length', String(length));
   // A response made up without its request (a test's, an embedding program's) is HTTP/1's.
   if ((res.req as IncomingMessage | undefined)?.httpVersionMajor === 2) {
     sendOverHttp2(res, status, body, headers);
     return;
   }
   res.writeHead(status, headers.list);
-  res.end(body);
+  // node:http writes its header block and a text body as one string, in the body's encoding. As
+  // UTF-8 that is encoded character by character, header block included; as Latin-1 it is a plain
+  // copy. A body whose UTF-8 length is its length in characters is ASCII, whose Latin-1 bytes are
+  // its UTF-8 bytes: so it goes out as Latin-1 (under callgrind, about 4,000 instructions fewer a
+  // `get`, some 4 % of its answer). A body with other characters goes out as UTF-8, as before.
+  // (Given as a Buffer, the body would be one more chunk to write, which cost more than it saved.)
+  res.end(body, length === body.length ? 'latin1' : 'utf8');
 }
 
 /** Sends an ApiError as the Error body, with its own headers (and Retry-After, when it has one) added to `headers`. */

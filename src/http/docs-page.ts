@@ -138,7 +138,9 @@ export class DocsPage {
 
   /** True for the page's paths: the page itself and its files. */
   has(path: string): boolean {
-    return this.#files.has(path);
+    // Every request that is not operational asks this (an API path included): a look at its start
+    // spares most of them hashing the whole path for the map.
+    return path.startsWith(DOCS_PATH) && this.#files.has(path);
   }
 
   /** Answers a request for one of the page's paths (`has(path)` is true): GET and HEAD, 304 on a matching ETag, else 405. */

@@ -39,6 +39,18 @@ test('POST /v1/pets answers 201 with the Pet in key order, status available, and
   assert.equal(reply.headers.location, `/v1/pets/${pet.id}`);
 });
 
+test('a body of ASCII and one of other characters both go out as UTF-8, their Content-Length in bytes', async () => {
+  for (const name of ['Rex', 'Rüde 🐕 ß']) {
+    const created = await call(server, 'POST', '/v1/pets', { json: { categoryId: 3, name } });
+    const id = (created.json as { id: number }).id;
+    const expected = `{"id":${id},"name":"${name}","categoryId":3,"status":"available"}`;
+    for (const reply of [created, await call(server, 'GET', `/v1/pets/${id}`)]) {
+      assert.equal(reply.text, expected);
+      assert.equal(reply.headers['content-length'], String(Buffer.byteLength(expected)));
+    }
+  }
+});
+
 test('categoryId 3.0 and 3e0 are the number 3; duplicate members keep the last', async () => {
   for (const body of [
     '{"name":"a","categoryId":3.0}',
