@@ -9,6 +9,7 @@ import { createService } from '../service/service.js';
 import { TlsCertificates } from '../tls/tls-certificates.js';
 import { createDeliveryTransport } from '../webhooks/delivery-transport.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
+import { apiLoadOf } from './api-load.js';
 import { createHttpHandler } from './http-handler.js';
 import { type Listening, Listeners } from './listener.js';
 import { type OpenedStore, openLimiter, openStore } from './open-backends.js';
@@ -119,7 +120,7 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     clock,
     settings: webhookSettings,
     isKeyActive: (id) => keys.ring.isActive(id),
-    apiLoad: { busiest: () => handler.busiest(), answered: () => handler.answered() },
+    apiLoad: apiLoadOf(() => handler),
     observer: {
       attempted: (outcome) => metrics?.webhookAttempted(outcome),
       disabled: (id, reason) => {

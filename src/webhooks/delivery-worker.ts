@@ -43,10 +43,12 @@ export interface DeliveryWorkerParts {
 }
 
 /**
- * The load of this instance's API, which deliveries give way to: while BUSY_REQUESTS or more API
- * requests have been in flight at once within the last look, at most SLOTS_WHILE_BUSY attempts are
- * sending, and attempts start at most STARTS_PER_ANSWER for each API request answered since the look
- * before (MIN_STARTS_PER_LOOK at least). A slot cap alone does not bound the deliveries' share of a
+ * The load of this instance's API, which deliveries give way to: while the process is saturated (its
+ * event loop busy SATURATED_LOOP of the time since the last look) and BUSY_REQUESTS or more API
+ * requests have been in flight at once meanwhile, at most SLOTS_WHILE_BUSY attempts are sending, and
+ * attempts start at most STARTS_PER_ANSWER for each API request answered since the look before
+ * (MIN_STARTS_PER_LOOK at least). A process with time to spare delivers at full speed, however many
+ * requests it serves. A slot cap alone does not bound the deliveries' share of a
  * saturated process: an attempt to a receiver that answers at once frees its slot within a turn or
  * two, so 16 slots took as many turns as the API's connections, and an attempt (claiming, signing,
  * sending, reading, recording) costs more than a create. Tied to what the API answers, the deliveries
@@ -60,8 +62,12 @@ export interface ApiLoad {
   busiest(): number;
   /** Requests answered so far (a count that only grows). */
   answered(): number;
+  /** The share of time the event loop was busy since the last call, 0 to 1. */
+  loopUtilization(): number;
 }
 
+/** The event loop's busy share from which the process counts as saturated. */
+const SATURATED_LOOP = 0.9;
 /** Requests in flight, at their peak, from which the API counts as busy. */
 const BUSY_REQUESTS = 16;
 /** Attempts sending at once while the API is busy. */
@@ -243,7 +249,9 @@ export class DeliveryWorker {
     const nowMs = this.#parts.clock.now();
     if (nowMs >= this.#lookAgainMs) {
       const answered = load.answered();
-      this.#apiBusy = load.busiest() >= BUSY_REQUESTS;
+      // Both are asked at every look: each counts from the last call.
+      const saturated = load.loopUtilization() >= SATURATED_LOOP;
+      this.#apiBusy = load.busiest() >= BUSY_REQUESTS && saturated;
       this.#startsLeft = this.#apiBusy
         ? Math.max(MIN_STARTS_PER_LOOK, Math.floor((answered - this.#answeredAtLook) * STARTS_PER_ANSWER))
         : Number.POSITIVE_INFINITY;

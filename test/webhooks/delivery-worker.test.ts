@@ -352,7 +352,7 @@ test(
   },
 );
 
-test('while the API is busy, deliveries keep to a few sending slots, and take them all again once it is not', async () => {
+test('while the API is busy and the process saturated, deliveries keep to a few sending slots, and take them all again once it is not', async () => {
   const { store, clock, sender, subscribe, close } = await rig();
   let busiest = 40;
   const worker = new DeliveryWorker({
@@ -361,7 +361,7 @@ test('while the API is busy, deliveries keep to a few sending slots, and take th
     clock,
     settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
     isKeyActive: () => true,
-    apiLoad: { busiest: () => busiest, answered: () => 0 },
+    apiLoad: { busiest: () => busiest, answered: () => 0, loopUtilization: () => 1 },
   });
   try {
     await subscribe();
@@ -386,17 +386,18 @@ test('while the API is busy, deliveries keep to a few sending slots, and take th
   }
 });
 
-test('while the API is busy, attempts start at a fiftieth of its answers (sixteen a look at least), whatever slots are free', async () => {
+test('while the API is busy and the process saturated, attempts start at a fiftieth of its answers (sixteen a look at least)', async () => {
   const { store, clock, sender, subscribe, close } = await rig();
-  let busiest = 40;
+  const busiest = 40;
   let answered = 0;
+  let utilization = 1;
   const worker = new DeliveryWorker({
     store: store.webhooks,
     sender,
     clock,
     settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
     isKeyActive: () => true,
-    apiLoad: { busiest: () => busiest, answered: () => answered },
+    apiLoad: { busiest: () => busiest, answered: () => answered, loopUtilization: () => utilization },
   });
   const answerAll = (): void => {
     for (const call of sender.calls) call.answer({ status: 200 });
@@ -420,12 +421,12 @@ test('while the API is busy, attempts start at a fiftieth of its answers (sixtee
     answerAll();
     await settle();
     assert.equal(sender.calls.length, 46, 'thirty more for 1,500 answers, sixteen sending at a time');
-    busiest = 3;
+    utilization = 0.5;
     clock.advance(100);
     worker.poke();
     await sender.until(80);
     answerAll();
-    assert.equal(sender.calls.length, 80, 'every one once the API is not busy');
+    assert.equal(sender.calls.length, 80, 'every one once the process has time to spare, with 40 requests in flight');
   } finally {
     await worker.stop(0);
     await close();
