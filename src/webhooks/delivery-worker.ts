@@ -87,6 +87,8 @@ const DEFAULT_MAX_IN_FLIGHT = 128;
 const RECORDING_PER_SLOT = 4;
 /** A lease outlives the attempt's own timeout by this much, so a slow but live attempt keeps its delivery. */
 const LEASE_MARGIN_MS = 30_000;
+/** How long the worker waits before it looks again at deliveries due but held back (see #sleepUntilDue). */
+const HELD_BACK_MS = 250;
 /** The longest the worker sleeps without looking: a safety net for a notice lost with a database connection. */
 const MAX_SLEEP_MS = 30_000;
 /** Attempts started in one turn of the event loop; the rest of a claim waits for the next turns (leased meanwhile). */
@@ -198,6 +200,9 @@ export class DeliveryWorker {
   async #cycle(): Promise<void> {
     const { store, clock, settings } = this.#parts;
     try {
+      // Whether the last claim took every delivery it could: what is still due then is held back (its
+      // subscription at its limit, or claimed by another instance just now).
+      let claimedAllDue = false;
       for (;;) {
         this.#again = false;
         // Outcomes waiting to be written hold memory and leases: past a bound, wait for the journal.
@@ -227,12 +232,15 @@ export class DeliveryWorker {
           this.#startsLeft--;
           this.#start(due[index] as DueDelivery);
         }
-        if (due.length < free || this.#stopped) break;
+        if (due.length < free || this.#stopped) {
+          claimedAllDue = true;
+          break;
+        }
       }
       // Poked meanwhile (an attempt ended, a change made deliveries): the cycle that follows at once
       // looks for the next due time when it ends, and this one need not ask the store.
       if (this.#again) return;
-      await this.#sleepUntilDue();
+      await this.#sleepUntilDue(claimedAllDue);
     } catch {
       // The store is away (PostgreSQL down): try again after a while; readiness reports the store itself.
       this.#sleep(MAX_SLEEP_MS / 6);
@@ -261,10 +269,17 @@ export class DeliveryWorker {
     return this.#apiBusy ? Math.min(SLOTS_WHILE_BUSY, this.#maxInFlight) : this.#maxInFlight;
   }
 
-  async #sleepUntilDue(): Promise<void> {
+  /**
+   * Sleeps until the next delivery falls due. One already due after a claim that took all it could is
+   * held back (a subscription at its limit, whose ending attempt pokes the worker): asking again at
+   * once would ask in a loop while that attempt hangs, so the worker looks again after HELD_BACK_MS.
+   */
+  async #sleepUntilDue(claimedAllDue: boolean): Promise<void> {
     const dueMs = await this.#parts.store.nextDueMs();
     const nowMs = this.#parts.clock.now();
-    this.#sleep(dueMs === undefined ? MAX_SLEEP_MS : Math.min(Math.max(dueMs - nowMs, 0), MAX_SLEEP_MS));
+    if (dueMs === undefined) this.#sleep(MAX_SLEEP_MS);
+    else if (dueMs <= nowMs && claimedAllDue) this.#sleep(HELD_BACK_MS);
+    else this.#sleep(Math.min(Math.max(dueMs - nowMs, 0), MAX_SLEEP_MS));
   }
 
   #sleep(ms: number): void {

@@ -432,3 +432,42 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     await close();
   }
 });
+
+test('a subscription at its limit with more deliveries due is not asked for again and again while its attempts hang', async () => {
+  const { store, clock, sender, subscribe, close } = await rig();
+  let claims = 0;
+  const webhooks = store.webhooks;
+  const counted = new Proxy(webhooks, {
+    get(target, name) {
+      if (name === 'claimDue') claims++;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const worker = new DeliveryWorker({
+    store: counted,
+    sender,
+    clock,
+    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 1 },
+    isKeyActive: () => true,
+  });
+  try {
+    await subscribe();
+    for (let index = 0; index < 3; index++)
+      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    worker.start();
+    await sender.until(1);
+    const before = claims;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(claims - before <= 2, `claimed ${claims - before} times in 200 ms while the one slot was taken`);
+    sender.calls[0]?.answer({ status: 200 });
+    await sender.until(2);
+    assert.equal(sender.calls.length, 2, 'the next one starts as soon as the slot is free');
+    sender.calls[1]?.answer({ status: 200 });
+    await sender.until(3);
+    sender.calls[2]?.answer({ status: 200 });
+  } finally {
+    await worker.stop(0);
+    await close();
+  }
+});
