@@ -7,8 +7,9 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import type { Store } from '../../src/store/store.js';
+import type { WebhookStore } from '../../src/store/webhook-store.js';
 import type { DeliveryRequest, DeliveryResult } from '../../src/webhooks/delivery-transport.js';
-import { type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { type ApiLoad, type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/settings.js';
 import { newWebhookSecret } from '../../src/webhooks/signature.js';
 
@@ -45,9 +46,23 @@ interface Rig {
   active: Set<string>;
   subscribe(events?: string[], url?: string): Promise<string>;
   createPet(): Promise<void>;
+  /** Another worker over the same store, sender and clock (`store` in its place), stopped by `close`. */
+  workerWith(parts: { store?: WebhookStore; settings: Partial<WebhookSettings>; apiLoad?: ApiLoad }): DeliveryWorker;
   /** Waits until the store has recorded `count` attempts for `id` (the worker records after each answer). */
   attempts(id: string, count: number): Promise<Array<Record<string, unknown>>>;
   close(): Promise<void>;
+}
+
+/** `webhooks` with the methods of `replaced` in place of its own (the rest its own, bound to it). */
+function withMethods(webhooks: WebhookStore, replaced: Partial<WebhookStore>): WebhookStore {
+  return new Proxy(webhooks, {
+    get(target, name) {
+      const own: unknown = Reflect.get(replaced, name);
+      if (own !== undefined) return own;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
@@ -75,6 +90,7 @@ async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
     observer,
   });
   let subscriptions = 0;
+  const others: DeliveryWorker[] = [];
   return {
     store,
     clock,
@@ -103,6 +119,18 @@ async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
     async createPet() {
       await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, clock.now());
     },
+    workerWith(parts) {
+      const other = new DeliveryWorker({
+        store: parts.store ?? store.webhooks,
+        sender,
+        clock,
+        settings: { ...DEFAULT_WEBHOOK_SETTINGS, ...parts.settings },
+        isKeyActive: () => true,
+        ...(parts.apiLoad !== undefined && { apiLoad: parts.apiLoad }),
+      });
+      others.push(other);
+      return other;
+    },
     async attempts(id, count) {
       for (;;) {
         const page = store.webhooks.pageAttempts(id, undefined, 100);
@@ -113,6 +141,7 @@ async function rig(settings: Partial<WebhookSettings> = {}): Promise<Rig> {
     },
     async close() {
       await worker.stop(0);
+      for (const other of others) await other.stop(0);
       await store.close();
     },
   };
@@ -298,31 +327,22 @@ test(
   "the next attempt does not wait for the last one's outcome to be written, but none starts while a 410 is",
   { timeout: 10_000 },
   async () => {
-    const { store, clock, sender, subscribe, createPet, close } = await rig();
+    const { store, sender, subscribe, createPet, workerWith, close } = await rig();
     // Outcomes are written only when the test opens the gate.
     let openGate: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       openGate = resolve;
     });
     const writes: number[] = [];
-    const gated = new Proxy(store.webhooks, {
-      get(target, property) {
-        if (property === 'finishAttempts')
-          return async (results: Parameters<typeof target.finishAttempts>[0]) => {
-            writes.push(results.length);
-            await gate;
-            await target.finishAttempts(results);
-          };
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const worker = new DeliveryWorker({
-      store: gated,
-      sender,
-      clock,
-      settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 1 },
-      isKeyActive: () => true,
+    const worker = workerWith({
+      store: withMethods(store.webhooks, {
+        finishAttempts: async (results) => {
+          writes.push(results.length);
+          await gate;
+          await store.webhooks.finishAttempts(results);
+        },
+      }),
+      settings: { maxInFlightPerSubscription: 1 },
     });
     try {
       const id = await subscribe();
@@ -346,27 +366,21 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(sender.calls.length, 2);
     } finally {
-      await worker.stop(0);
       await close();
     }
   },
 );
 
 test('while the API is busy and the process saturated, deliveries keep to a few sending slots, and take them all again once it is not', async () => {
-  const { store, clock, sender, subscribe, close } = await rig();
+  const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   let busiest = 40;
-  const worker = new DeliveryWorker({
-    store: store.webhooks,
-    sender,
-    clock,
-    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
-    isKeyActive: () => true,
+  const worker = workerWith({
+    settings: { maxInFlightPerSubscription: 100 },
     apiLoad: { busiest: () => busiest, answered: () => 0, loopUtilization: () => 1 },
   });
   try {
     await subscribe();
-    for (let index = 0; index < 60; index++)
-      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    for (let index = 0; index < 60; index++) await createPet();
     worker.start();
     await sender.until(16);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -381,23 +395,17 @@ test('while the API is busy and the process saturated, deliveries keep to a few 
     assert.equal(sender.calls.length, 60);
     for (const call of sender.calls) call.answer({ status: 200 });
   } finally {
-    await worker.stop(0);
     await close();
   }
 });
 
 test('while the API is busy and the process saturated, attempts start at a fiftieth of its answers (sixteen a look at least)', async () => {
-  const { store, clock, sender, subscribe, close } = await rig();
-  const busiest = 40;
+  const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   let answered = 0;
   let utilization = 1;
-  const worker = new DeliveryWorker({
-    store: store.webhooks,
-    sender,
-    clock,
-    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 100 },
-    isKeyActive: () => true,
-    apiLoad: { busiest: () => busiest, answered: () => answered, loopUtilization: () => utilization },
+  const worker = workerWith({
+    settings: { maxInFlightPerSubscription: 100 },
+    apiLoad: { busiest: () => 40, answered: () => answered, loopUtilization: () => utilization },
   });
   const answerAll = (): void => {
     for (const call of sender.calls) call.answer({ status: 200 });
@@ -405,8 +413,7 @@ test('while the API is busy and the process saturated, attempts start at a fifti
   const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
   try {
     await subscribe();
-    for (let index = 0; index < 80; index++)
-      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    for (let index = 0; index < 80; index++) await createPet();
     worker.start();
     await sender.until(16);
     answerAll();
@@ -428,33 +435,25 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     answerAll();
     assert.equal(sender.calls.length, 80, 'every one once the process has time to spare, with 40 requests in flight');
   } finally {
-    await worker.stop(0);
     await close();
   }
 });
 
 test('a subscription at its limit with more deliveries due is not asked for again and again while its attempts hang', async () => {
-  const { store, clock, sender, subscribe, close } = await rig();
+  const { store, sender, subscribe, createPet, workerWith, close } = await rig();
   let claims = 0;
-  const webhooks = store.webhooks;
-  const counted = new Proxy(webhooks, {
-    get(target, name) {
-      if (name === 'claimDue') claims++;
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  const worker = new DeliveryWorker({
-    store: counted,
-    sender,
-    clock,
-    settings: { ...DEFAULT_WEBHOOK_SETTINGS, maxInFlightPerSubscription: 1 },
-    isKeyActive: () => true,
+  const worker = workerWith({
+    store: withMethods(store.webhooks, {
+      claimDue: (...args) => {
+        claims++;
+        return store.webhooks.claimDue(...args);
+      },
+    }),
+    settings: { maxInFlightPerSubscription: 1 },
   });
   try {
     await subscribe();
-    for (let index = 0; index < 3; index++)
-      await store.createPet({ name: `Rex ${index}`, categoryId: 1, status: 'available' }, clock.now());
+    for (let index = 0; index < 3; index++) await createPet();
     worker.start();
     await sender.until(1);
     const before = claims;
@@ -467,7 +466,6 @@ test('a subscription at its limit with more deliveries due is not asked for agai
     await sender.until(3);
     sender.calls[2]?.answer({ status: 200 });
   } finally {
-    await worker.stop(0);
     await close();
   }
 });
