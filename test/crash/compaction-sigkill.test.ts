@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { Agent, request } from 'undici';
 import { encodeRecord } from '../../src/journal/log-format.js';
 import { type Child, runCli, waitForListening } from '../helpers/child.js';
+import { listAllPets, type Pet, sendPetCreates } from '../helpers/pet-creates.js';
 
 const KEY = 'crash-test-key-0123456789';
 const ENV = { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` };
@@ -19,13 +20,6 @@ const IN_FLIGHT = 64;
 /** Pets in the seeded log, each written twice (the first record superseded): a compaction of a few hundred ms. */
 const SEEDED_PETS = 40_000;
 const CYCLES = 3;
-
-interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: string;
-}
 
 const petJson = (id: number, status: string): string =>
   `{"id":${id},"name":"seeded ${id}","categoryId":1,"status":"${status}"}`;
@@ -62,36 +56,15 @@ test(
         const apiUrl = await waitForListening(child, 60_000);
         const agent = new Agent({ connections: IN_FLIGHT });
         const acknowledged = new Map<number, Pet>();
-        const violations: string[] = [];
-        let stop = false;
-        let sent = 0;
-        const worker = async (): Promise<void> => {
-          while (!stop) {
-            const body = { name: `during ${cycle}-${sent++}`, categoryId: 2 };
-            let status: number;
-            let text: string;
-            try {
-              const response = await request(`${apiUrl}/pets`, {
-                method: 'POST',
-                dispatcher: agent,
-                body: JSON.stringify(body),
-                headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-              });
-              text = await response.body.text();
-              status = response.statusCode;
-            } catch {
-              return; // The connection died with the process.
-            }
-            if (status !== 201) {
-              violations.push(`unexpected ${status}: ${text}`);
-              continue;
-            }
-            const pet = JSON.parse(text) as Pet;
-            if (pet.id <= SEEDED_PETS) violations.push(`id ${pet.id} reused`);
-            acknowledged.set(pet.id, pet);
-          }
-        };
-        const workers = Array.from({ length: IN_FLIGHT }, () => worker());
+        const creates = sendPetCreates({
+          apiUrl,
+          agent,
+          key: KEY,
+          connections: IN_FLIGHT,
+          body: (sent) => ({ name: `during ${cycle}-${sent}`, categoryId: 2 }),
+          check: (pet) => (pet.id <= SEEDED_PETS ? [`id ${pet.id} reused`] : []),
+          acknowledged,
+        });
         // The first write starts the compaction; kill at a later moment of it each cycle.
         const temp = join(dataDir, 'animals.log.compacting');
         const deadline = Date.now() + 30_000;
@@ -100,10 +73,9 @@ test(
         if (existsSync(temp)) killedMidCompaction++;
         child.process.kill('SIGKILL');
         await child.exited;
-        stop = true;
-        await Promise.all(workers);
+        await creates.stop();
         await agent.destroy();
-        assert.deepEqual(violations, [], `cycle ${cycle}`);
+        assert.deepEqual(creates.violations, [], `cycle ${cycle}`);
         assert.ok(acknowledged.size > 0, `cycle ${cycle}: creates were answered during the compaction`);
 
         const again = runCli(['serve', '--port', '0', '--data-dir', dataDir], ENV);
@@ -116,11 +88,9 @@ test(
           const pet = await get(againUrl, reader, `/pets/${id}`);
           assert.equal(pet.body, petJson(id, 'sold'), `cycle ${cycle}: seeded pet ${id} in its last state`);
         }
-        for (const [id, pet] of acknowledged) {
-          const found = await get(againUrl, reader, `/pets/${id}`);
-          assert.equal(found.status, 200, `cycle ${cycle}: acknowledged pet ${id} survived`);
-          assert.deepEqual(JSON.parse(found.body), pet, `cycle ${cycle}: acknowledged pet ${id} unchanged`);
-        }
+        const present = await listAllPets(againUrl, reader, KEY);
+        for (const [id, pet] of acknowledged)
+          assert.deepEqual(present.get(id), pet, `cycle ${cycle}: acknowledged pet ${id} survived, unchanged`);
         again.process.kill('SIGTERM');
         assert.equal(await again.exited, 0);
         await reader.close();

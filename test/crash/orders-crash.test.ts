@@ -8,18 +8,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Agent, request } from 'undici';
 import { runCli, waitForListening } from '../helpers/child.js';
+import type { Pet } from '../helpers/pet-creates.js';
 
 const KEY = 'crash-orders-key-0123456789';
 const ENV = { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` };
 const WORKERS = 48;
 const CYCLES = 3;
 
-interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: string;
-}
 interface Order {
   id: number;
   petId: number;

@@ -6,8 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, request } from 'undici';
 import { runCli, waitForListening } from '../helpers/child.js';
+import { listAllPets, type Pet, sendPetCreates } from '../helpers/pet-creates.js';
 
 const KEY = 'crash-test-key-0123456789';
 const ENV = { ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000` };
@@ -27,29 +28,6 @@ function prng(seed: number): () => number {
   };
 }
 
-interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: string;
-}
-
-async function listAll(apiUrl: string, agent: Agent): Promise<Map<number, Pet>> {
-  const pets = new Map<number, Pet>();
-  let path: string | undefined = '/pets?limit=100';
-  while (path !== undefined) {
-    const response: Dispatcher.ResponseData = await request(`${apiUrl}${path.replace(/^\/v1/, '')}`, {
-      headers: { authorization: `Bearer ${KEY}` },
-      dispatcher: agent,
-    });
-    assert.equal(response.statusCode, 200);
-    for (const pet of (await response.body.json()) as Pet[]) pets.set(pet.id, pet);
-    const link = response.headers.link as string | undefined;
-    path = link === undefined ? undefined : /^<([^>]+)>/.exec(link)?.[1];
-  }
-  return pets;
-}
-
 test(
   'no create answered 201 is lost when the service is SIGKILLed under load, under every durability, and ids are never reused',
   {
@@ -67,59 +45,39 @@ test(
         const agent = new Agent({ connections: IN_FLIGHT, keepAliveTimeout: 10_000 });
 
         // Everything acknowledged before this start is still there, unchanged.
-        const present = await listAll(apiUrl, agent);
+        const present = await listAllPets(apiUrl, agent, KEY);
         for (const [id, pet] of acknowledged)
           assert.deepEqual(present.get(id), pet, `seed ${seed}: pet ${id} acknowledged before cycle ${cycle}`);
 
         const floor = Math.max(0, ...present.keys());
-        const violations: string[] = [];
-        let stop = false;
-        let sent = 0;
-        const worker = async (): Promise<void> => {
-          while (!stop) {
-            const body = { name: `crash ${cycle}-${sent++}`, categoryId: 1 + Math.floor(random() * 1000) };
-            let status: number;
-            let text: string;
-            try {
-              const response = await request(`${apiUrl}/pets`, {
-                method: 'POST',
-                dispatcher: agent,
-                body: JSON.stringify(body),
-                headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-              });
-              text = await response.body.text();
-              status = response.statusCode;
-            } catch {
-              return; // The connection died with the process.
-            }
-            if (status !== 201) {
-              violations.push(`unexpected ${status}: ${text}`);
-              continue;
-            }
-            const pet = JSON.parse(text) as Pet;
-            if (pet.name !== body.name) violations.push(`pet ${pet.id} has another body`);
-            if (acknowledged.has(pet.id)) violations.push(`id ${pet.id} handed out twice`);
-            if (pet.id <= floor) violations.push(`id ${pet.id} reused (ids at restart went up to ${floor})`);
-            acknowledged.set(pet.id, pet);
-          }
-        };
-        const workers = Array.from({ length: IN_FLIGHT }, () => worker());
+        const creates = sendPetCreates({
+          apiUrl,
+          agent,
+          key: KEY,
+          connections: IN_FLIGHT,
+          body: (sent) => ({ name: `crash ${cycle}-${sent}`, categoryId: 1 + Math.floor(random() * 1000) }),
+          check: (pet, body) => [
+            ...(pet.name !== body.name ? [`pet ${pet.id} has another body`] : []),
+            ...(acknowledged.has(pet.id) ? [`id ${pet.id} handed out twice`] : []),
+            ...(pet.id <= floor ? [`id ${pet.id} reused (ids at restart went up to ${floor})`] : []),
+          ],
+          acknowledged,
+        });
         const before = acknowledged.size;
         // Let writes flow, then kill at a random moment once some were acknowledged.
         while (acknowledged.size - before < 200) await new Promise((resolve) => setTimeout(resolve, 10));
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 300)));
         child.process.kill('SIGKILL');
         await child.exited;
-        stop = true;
-        await Promise.all(workers);
+        await creates.stop();
         await agent.destroy();
-        assert.deepEqual(violations, [], `seed ${seed}, cycle ${cycle} (${durability})`);
+        assert.deepEqual(creates.violations, [], `seed ${seed}, cycle ${cycle} (${durability})`);
       }
 
       const child = runCli(['serve', '--port', '0', '--data-dir', dataDir], ENV);
       const apiUrl = await waitForListening(child);
       const agent = new Agent();
-      const present = await listAll(apiUrl, agent);
+      const present = await listAllPets(apiUrl, agent, KEY);
       for (const [id, pet] of acknowledged)
         assert.deepEqual(present.get(id), pet, `seed ${seed}: acknowledged pet ${id} survived`);
       const response = await request(`${apiUrl}/pets`, {
