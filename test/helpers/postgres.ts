@@ -4,6 +4,7 @@
 // tests that need it are skipped with one line, or fail when ANIMAL_STORE_TEST_SERVICES=required.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 
 /** The server tests create their databases on. */
 export const ADMIN_URL = process.env.ANIMAL_STORE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -95,3 +96,13 @@ export async function queryRows<R extends pg.QueryResultRow>(
  * test/store/postgres-contract.test.ts); undefined runs them on the embedded store.
  */
 export const CONTRACT_DATABASE_VARIABLE = 'ANIMAL_STORE_TEST_CONTRACT_DATABASE';
+
+/** Makes the schema of `client`'s new database what a release at `version` left: its migrations, and their record. */
+export async function migrateTo(client: pg.Client, version: number): Promise<void> {
+  for (const migration of MIGRATIONS.slice(0, version)) await client.query(migration);
+  await client.query(
+    'CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  for (let applied = 1; applied <= version; applied++)
+    await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [applied]);
+}

@@ -7,13 +7,13 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { subscriptionParams } from '../../src/store/postgres/webhook-rows.js';
 import { ATTEMPTS_KEPT, TRIM_EVERY } from '../../src/store/postgres/webhook-statements.js';
 import type { AttemptResult, DueDelivery } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
 import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
-import { queryRows } from '../helpers/postgres.js';
+import { migrateTo, queryRows } from '../helpers/postgres.js';
 
 const skip = await eventsServerSkipReason();
 let server: EventsServer;
@@ -294,11 +294,7 @@ test(
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      for (const migration of MIGRATIONS.slice(0, 2)) await client.query(migration);
-      await client.query(
-        'CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-      );
-      await client.query('INSERT INTO schema_migrations (version) VALUES (1), (2)');
+      await migrateTo(client, 2);
       // As the release before wrote them: two subscriptions, an event, a delivery to each, one leased.
       for (const id of ['wh_a', 'wh_b']) {
         await client.query(

@@ -10,10 +10,10 @@ import { ManualClock } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
 import { eventId, eventIdLetters } from '../../src/events/event-id.js';
 import { eventJson } from '../../src/events/event.js';
-import { COUNTED_EVENT_TYPES, eventCountColumn, MIGRATIONS, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
+import { COUNTED_EVENT_TYPES, eventCountColumn, SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
 import { openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
-import { queryRows } from '../helpers/postgres.js';
+import { migrateTo, queryRows } from '../helpers/postgres.js';
 import { call, startServer } from '../helpers/server.js';
 
 const skip = await eventsServerSkipReason();
@@ -343,11 +343,7 @@ test(
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await client.query(MIGRATIONS[0] as string);
-      await client.query(
-        'CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-      );
-      await client.query('INSERT INTO schema_migrations (version) VALUES (1)');
+      await migrateTo(client, 1);
       await client.query(
         `INSERT INTO pets (id, name, category_id, status, json) VALUES (1, 'Old', 1, 'available', '{"id":1,"name":"Old","categoryId":1,"status":"available"}')`,
       );
