@@ -261,6 +261,15 @@ function decodeSubscription(value: unknown): Subscription | undefined {
 const isStatus = (value: unknown): value is number | null =>
   value === null || (Number.isSafeInteger(value) && (value as number) >= 0);
 
+/** What every attempt record of an earlier release holds (its JSON, rendered), or undefined when wrong. */
+function decodeRenderedAttempt(
+  record: Json,
+): { seq: number; subscription: string; eventSeq: number; attempt: RenderedAttempt } | undefined {
+  const { seq, sub, event, id, json } = record;
+  if (!isId(seq) || !isText(sub) || !isId(event) || !isText(id) || !isText(json)) return undefined;
+  return { seq, subscription: sub, eventSeq: event, attempt: { id, json } };
+}
+
 /** The fields `attemptFields` wrote, or undefined when one is missing or wrong. */
 function decodeAttemptFields(record: Json):
   | {
@@ -326,13 +335,10 @@ export function decodeWebhookChange(record: Json): WebhookChange | string {
       if (!isTime(record.at) || !isText(record.sub) || !isSeqList(record.events)) return 'bad recover';
       return { op: 'recover', atMs: record.at, subscriptionId: record.sub, eventSeqs: record.events, ...withRemember };
     case 'attempt': {
-      const { seq, sub, event, id, json, current, next, delivered, failingSince, disable } = record;
+      const { current, next, delivered, failingSince, disable } = record;
+      const rendered = decodeRenderedAttempt(record);
       if (
-        !isId(seq) ||
-        !isText(sub) ||
-        !isId(event) ||
-        !isText(id) ||
-        !isText(json) ||
+        rendered === undefined ||
         typeof current !== 'boolean' ||
         !isTimeOrNull(next) ||
         typeof delivered !== 'boolean' ||
@@ -342,10 +348,7 @@ export function decodeWebhookChange(record: Json): WebhookChange | string {
         return 'bad attempt';
       return {
         op: 'attempt',
-        seq,
-        subscription: sub,
-        eventSeq: event,
-        attempt: { id, json },
+        ...rendered,
         current,
         nextAttemptAtMs: next,
         delivered,
@@ -391,17 +394,10 @@ export function decodeWebhookChange(record: Json): WebhookChange | string {
         ? { op: 'delivered', subscriptionId: record.sub, ranges: record.ranges as Array<[number, number]> }
         : 'bad delivered';
     case 'kept-attempt': {
-      const { seq, sub, event, id, json } = record;
-      if (!isId(seq) || !isText(sub) || !isId(event) || !isText(id) || !isText(json)) return 'bad kept-attempt';
-      return {
-        op: 'kept-attempt',
-        seq,
-        subscription: sub,
-        eventSeq: event,
-        attempt: { id, json },
-        delivered: false,
-        nextAttemptAtMs: null,
-      };
+      const rendered = decodeRenderedAttempt(record);
+      return rendered === undefined
+        ? 'bad kept-attempt'
+        : { op: 'kept-attempt', ...rendered, delivered: false, nextAttemptAtMs: null };
     }
     case 'kept-att': {
       const fields = decodeAttemptFields(record);
