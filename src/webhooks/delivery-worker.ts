@@ -44,8 +44,9 @@ export interface DeliveryWorkerParts {
 
 /**
  * The load of this instance's API, which deliveries give way to: while the process is saturated (its
- * event loop busy SATURATED_LOOP of the time since the last look) and BUSY_REQUESTS or more API
- * requests have been in flight at once meanwhile, at most SLOTS_WHILE_BUSY attempts are sending, and
+ * event loop busy SATURATED_LOOP of the time since the last look), BUSY_REQUESTS or more API requests
+ * have been in flight at once meanwhile and BUSY_ANSWERS_PER_LOOK or more were answered, at most
+ * SLOTS_WHILE_BUSY attempts are sending, and
  * attempts start at most STARTS_PER_ANSWER for each API request answered since the look before
  * (MIN_STARTS_PER_LOOK at least). A process with time to spare delivers at full speed, however many
  * requests it serves. A slot cap alone does not bound the deliveries' share of a
@@ -70,6 +71,14 @@ export interface ApiLoad {
 const SATURATED_LOOP = 0.9;
 /** Requests in flight, at their peak, from which the API counts as busy. */
 const BUSY_REQUESTS = 16;
+/**
+ * Requests answered since the last look from which the API counts as busy (640 a second): a process
+ * saturated while its API answers fewer is saturated by its deliveries (or a compaction, or its start),
+ * and holding them back would buy the API little and leave every subscriber waiting. At 500 creates a
+ * second with 10 subscriptions, a start-up or a compaction held deliveries to 160 a second for a
+ * second or more, against the 5,000 they needed.
+ */
+const BUSY_ANSWERS_PER_LOOK = 64;
 /** Attempts sending at once while the API is busy. */
 const SLOTS_WHILE_BUSY = 16;
 /** Attempts started per API request answered while the API is busy. */
@@ -259,7 +268,8 @@ export class DeliveryWorker {
       const answered = load.answered();
       // Both are asked at every look: each counts from the last call.
       const saturated = load.loopUtilization() >= SATURATED_LOOP;
-      this.#apiBusy = load.busiest() >= BUSY_REQUESTS && saturated;
+      this.#apiBusy =
+        saturated && load.busiest() >= BUSY_REQUESTS && answered - this.#answeredAtLook >= BUSY_ANSWERS_PER_LOOK;
       this.#startsLeft = this.#apiBusy
         ? Math.max(MIN_STARTS_PER_LOOK, Math.floor((answered - this.#answeredAtLook) * STARTS_PER_ANSWER))
         : Number.POSITIVE_INFINITY;

@@ -374,9 +374,11 @@ test(
 test('while the API is busy and the process saturated, deliveries keep to a few sending slots, and take them all again once it is not', async () => {
   const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   let busiest = 40;
+  // A thousand answers between looks: an API under load.
+  let answered = 0;
   const worker = workerWith({
     settings: { maxInFlightPerSubscription: 100 },
-    apiLoad: { busiest: () => busiest, answered: () => 0, loopUtilization: () => 1 },
+    apiLoad: { busiest: () => busiest, answered: () => (answered += 1000), loopUtilization: () => 1 },
   });
   try {
     await subscribe();
@@ -401,7 +403,7 @@ test('while the API is busy and the process saturated, deliveries keep to a few 
 
 test('while the API is busy and the process saturated, attempts start at a fiftieth of its answers (sixteen a look at least)', async () => {
   const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
-  let answered = 0;
+  let answered = 100;
   let utilization = 1;
   const worker = workerWith({
     settings: { maxInFlightPerSubscription: 100 },
@@ -419,7 +421,7 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     answerAll();
     await settle();
     assert.equal(sender.calls.length, 16, 'sixteen started: the slots they freed wait for the next look');
-    answered = 1500;
+    answered = 1600;
     clock.advance(100);
     worker.poke();
     await sender.until(32);
@@ -434,6 +436,27 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     await sender.until(80);
     answerAll();
     assert.equal(sender.calls.length, 80, 'every one once the process has time to spare, with 40 requests in flight');
+  } finally {
+    await close();
+  }
+});
+
+test('a process saturated while its API answers few requests (a start-up, a compaction, its own deliveries) delivers at full speed', async () => {
+  const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
+  // 50 answers a look, 500 a second: the rate at which 10 subscriptions need 5,000 deliveries a second.
+  let answered = 0;
+  const worker = workerWith({
+    settings: { maxInFlightPerSubscription: 100 },
+    apiLoad: { busiest: () => 40, answered: () => (answered += 50), loopUtilization: () => 1 },
+  });
+  try {
+    await subscribe();
+    for (let index = 0; index < 60; index++) await createPet();
+    worker.start();
+    await sender.until(60);
+    clock.advance(100);
+    assert.equal(sender.calls.length, 60, 'every one at once, with 40 requests in flight and the loop saturated');
+    for (const call of sender.calls) call.answer({ status: 200 });
   } finally {
     await close();
   }
