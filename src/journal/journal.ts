@@ -401,12 +401,15 @@ export class Journal {
       this.#sinceSnapshot = since;
       this.#resumeWriter();
       temp = await TempLog.create(this.#config.fs, this.#config.tempPath, payloads, () => this.#assertWritable());
-      let copied = 0;
-      // Copy what was flushed meanwhile once without pausing, so that the pause below stays short.
-      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied] as Buffer);
+      // Copy what was flushed meanwhile and sync it all once without pausing, so that the pause below
+      // (appends queue, unanswered) covers only the last few batches: the sync of a large snapshot takes
+      // a while.
+      const copied = since.chunks.length;
+      await temp.appendChunks(since.chunks.slice(0, copied));
+      await temp.sync();
       await this.#pauseWriter();
       this.#assertWritable();
-      for (; copied < since.chunks.length; copied += 1) await temp.append(since.chunks[copied] as Buffer);
+      await temp.appendChunks(since.chunks.slice(copied));
       await temp.commit();
       this.#assertWritable();
       await this.#config.fs.rename(this.#config.tempPath, this.#config.path);
