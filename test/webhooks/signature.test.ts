@@ -51,6 +51,20 @@ test('a secret without its whsec_ prefix, or decoded beforehand, signs the same'
   }
 });
 
+test('each of many secrets signs with its own key, also once more secrets were used than are kept decoded', () => {
+  const secrets = Array.from({ length: 1100 }, (_, index) => {
+    const bytes = Buffer.alloc(32);
+    bytes.writeUInt32BE(index);
+    return 'whsec_' + bytes.toString('base64');
+  });
+  for (const round of [1, 2]) {
+    for (const secret of [...secrets.slice(0, 3), ...secrets, ...secrets.slice(0, 3)]) {
+      const headers = signatureHeaders([secret], 'evt_1', 1_700_000_000 + round, '{}');
+      assert.equal(headers['webhook-signature'], independentSignature(secret, 'evt_1', 1_700_000_000 + round, '{}'));
+    }
+  }
+});
+
 test('a body given as bytes signs as the same text in UTF-8', () => {
   const body = '{"name":"Zoë 🐈"}';
   const fromText = signatureHeaders([SECRET_A], 'evt_1', 1_700_000_000, body);
