@@ -24,8 +24,10 @@ export class DueHeap {
   }
 
   push(time: number, seq: number): void {
-    this.#times = withRoom(this.#times, this.#size + 1);
-    this.#seqs = withRoom(this.#seqs, this.#size + 1);
+    if (this.#size === this.#times.length) {
+      this.#times = withRoom(this.#times, this.#size + 1);
+      this.#seqs = withRoom(this.#seqs, this.#size + 1);
+    }
     let at = this.#size++;
     while (at > 0) {
       const parent = (at - 1) >> 1;
