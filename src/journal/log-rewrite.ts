@@ -26,6 +26,8 @@ const RECORDS_PER_CLOCK_READ = 32;
  * could (about 40 % of the time for 150 ms) left the deliveries, which needed 65 %, up to 130 ms behind.
  */
 const REST_PER_SLICE = 3;
+/** The longest rest after a slice (one slowed by a garbage collection, say): a stop waits for it. */
+const MAX_REST_MS = 20;
 
 /** Resolves once `restMs` have passed since `fromMs` (performance.now()), or in the next turn if they have. */
 function restUntil(fromMs: number, restMs: number): Promise<void> {
@@ -79,7 +81,7 @@ export class TempLog {
           checkpoint();
           chunk = [];
           chunkLength = 0;
-          await restUntil(restFromMs, (restFromMs - sliceStartMs) * REST_PER_SLICE);
+          await restUntil(restFromMs, Math.min((restFromMs - sliceStartMs) * REST_PER_SLICE, MAX_REST_MS));
           checkpoint();
           sliceStartMs = performance.now();
         }
