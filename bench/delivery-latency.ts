@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { type Durability, parseTimeMs } from './args.js';
+import { DURABILITIES, type Durability, parseTimeMs } from './args.js';
 import { median } from './compare-checks.js';
 import { subscribe, SUBSCRIPTIONS } from './events-checks.js';
 import { startLocalService } from './local-service.js';
@@ -30,7 +30,7 @@ Options:
   --warmup TIME        Creates at the same rate before the measured ones, not measured [5s]
   --no-hang            Skip the run with one receiver that never answers
   --json FILE          Also write every figure as JSON to FILE
-  --durability MODE    The embedded store's durability: always, batch or never [always]
+  --durability MODE    The embedded store's durability: always, interval or never [always]
   --cpu-prof DIR       Write each service's CPU profile (node --cpu-prof) into DIR
 
 PostgreSQL: a scratch database on 127.0.0.1, port $PGPORT or 5432 (user postgres), created with
@@ -172,8 +172,9 @@ async function main(argv: string[]): Promise<number> {
   const rate = Number(values.rate);
   const durationMs = parseTimeMs(values.duration, '--duration');
   const warmupMs = parseTimeMs(values.warmup, '--warmup');
+  if (!(DURABILITIES as readonly string[]).includes(values.durability))
+    throw new TypeError(`--durability: ${DURABILITIES.join(', ')}, not "${values.durability}"`);
   const durability = values.durability as Durability;
-  if (!['always', 'batch', 'never'].includes(durability)) throw new TypeError('--durability: always, batch or never');
   process.stderr.write(`${pinGenerator().note}\n`);
   const runs: RunFigures[] = [];
   for (const store of stores) {
