@@ -407,6 +407,14 @@ test('events recorded while disabled are not sent on enabling, and recover sends
     const after = await createPet(server, { name: 'After', categoryId: 1 });
     await eventually(() => receiver.requests.some((request) => request.body.includes(`"id":${after.id},`)), 'after');
     assert.ok(!receiver.requests.some((request) => request.body.includes(`"id":${missed.id},`)));
+    // The receiver has it, but the service records the outcome a little later; until then the delivery
+    // counts as not yet successful, and recover would (rightly) send it again too.
+    await eventually(async () => {
+      const attempts = (await call(server, 'GET', `/v1/webhooks/${webhook.id}/attempts`)).json as Array<{
+        status: number | null;
+      }>;
+      return attempts.some((attempt) => attempt.status === 200);
+    }, 'the outcome of the delivery recorded');
     const recovered = await call(server, 'POST', `/v1/webhooks/${webhook.id}/recover`, { json: { since } });
     assert.equal(recovered.status, 202);
     assert.equal((recovered.json as { events: number }).events, 1);
