@@ -441,6 +441,47 @@ test('while the API is busy and the process saturated, attempts start at a fifti
   }
 });
 
+test('while out of starts until the next look, new deliveries wait for it, and the look, on the worker’s own timer, starts more', async () => {
+  const { store, clock, sender, subscribe, createPet, workerWith, close } = await rig();
+  let claims = 0;
+  let answered = 0;
+  const worker = workerWith({
+    store: withMethods(store.webhooks, {
+      claimDue: (...args) => {
+        claims++;
+        return store.webhooks.claimDue(...args);
+      },
+    }),
+    settings: { maxInFlightPerSubscription: 100 },
+    apiLoad: { busiest: () => 40, answered: () => (answered += 100), loopUtilization: () => 1 },
+  });
+  try {
+    await subscribe();
+    for (let index = 0; index < 40; index++) await createPet();
+    worker.start();
+    await sender.until(16);
+    for (const call of sender.calls) call.answer({ status: 200 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = claims;
+    for (let index = 0; index < 5; index++) {
+      await createPet();
+      worker.poke();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(claims, before, 'no claim while no attempt may start');
+    assert.equal(sender.calls.length, 16);
+    clock.advance(100);
+    // The worker's timer does not hold the process open; this does, until the timer has fired.
+    const keepOpen = setTimeout(() => {}, 5_000);
+    await sender.until(32);
+    clearTimeout(keepOpen);
+    assert.equal(sender.calls.length, 32, 'sixteen more at the next look, its timer set by the worker');
+    for (const call of sender.calls) call.answer({ status: 200 });
+  } finally {
+    await close();
+  }
+});
+
 test('a process saturated while its API answers few requests (a start-up, a compaction, its own deliveries) delivers at full speed', async () => {
   const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   // 50 answers a look, 500 a second: the rate at which 10 subscriptions need 5,000 deliveries a second.
