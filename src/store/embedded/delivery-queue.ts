@@ -57,21 +57,9 @@ export class DeliveryQueue {
 
   /** Adds a delivery of `eventSeq`, replacing a pending one of the same event (whose lease ends with it). */
   add(eventSeq: number, nextAttemptAtMs: number, attemptsMade: number, generation: number): void {
-    const end = this.#length;
-    if (end === 0 || (this.#events[end - 1] as number) < eventSeq) {
-      // The usual case, a new event's delivery, after every other: written in place, the columns
-      // grown only when full (ten of these a create with ten subscriptions).
-      if (end === this.#events.length) this.#growTo(end + 1);
-      this.#events[end] = eventSeq;
-      this.#length = end + 1;
-      this.#live++;
-      this.#nextAt[end] = nextAttemptAtMs;
-      this.#attempts[end] = Math.min(attemptsMade, MAX_ATTEMPTS);
-      this.#generations[end] = generation;
-      this.#pushDue(nextAttemptAtMs, eventSeq);
-      return;
-    }
-    let slot = this.#slotFrom(eventSeq);
+    // A new event's delivery, the usual case (ten a create with ten subscriptions), is appended: the
+    // search answers at once and the columns grow only when full.
+    const slot = this.#slotFrom(eventSeq);
     if (slot < this.#length && this.#events[slot] === eventSeq) {
       if (this.#generations[slot] === DEAD) this.#live++;
       else this.#leases.delete(eventSeq);
@@ -79,7 +67,6 @@ export class DeliveryQueue {
       this.#insertAt(slot, eventSeq);
       this.#live++;
     }
-    slot = this.#slotFrom(eventSeq);
     this.#nextAt[slot] = nextAttemptAtMs;
     this.#attempts[slot] = Math.min(attemptsMade, MAX_ATTEMPTS);
     this.#generations[slot] = generation;
@@ -239,17 +226,15 @@ export class DeliveryQueue {
     return low;
   }
 
-  #growTo(length: number): void {
-    this.#events = withRoom(this.#events, length);
-    this.#nextAt = withRoom(this.#nextAt, length);
-    this.#attempts = withRoom(this.#attempts, length);
-    this.#generations = withRoom(this.#generations, length);
-  }
-
-  /** Opens a slot for `eventSeq` at `slot`, moving the later ones up. */
+  /** Opens a slot for `eventSeq` at `slot`, moving the later ones up (an append in the usual case). */
   #insertAt(slot: number, eventSeq: number): void {
     const length = this.#length + 1;
-    this.#growTo(length);
+    if (length > this.#events.length) {
+      this.#events = withRoom(this.#events, length);
+      this.#nextAt = withRoom(this.#nextAt, length);
+      this.#attempts = withRoom(this.#attempts, length);
+      this.#generations = withRoom(this.#generations, length);
+    }
     if (slot < this.#length) {
       this.#events.copyWithin(slot + 1, slot, this.#length);
       this.#nextAt.copyWithin(slot + 1, slot, this.#length);
