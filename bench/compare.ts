@@ -309,13 +309,15 @@ async function main(argv: string[]): Promise<number> {
         rows.push({
           check: 'create-webhooks: deliveries',
           measured:
-            `${formatNumber(webhooks.deliveredByEnd)} of ${formatNumber(webhooks.dueByEnd)} received by the end of the rounds, ` +
-            (webhooks.drainMs === undefined
-              ? 'the rest not within a minute'
-              : `the rest within ${formatNumber(webhooks.drainMs / 1000, 1)} s`) +
+            `${formatNumber(webhooks.deliveredByEnd)} of ${formatNumber(webhooks.dueByEnd)} received during the rounds ` +
+            `(held back behind the saturated API); ` +
+            (webhooks.drained
+              ? 'the rest arrived after them'
+              : `then ${formatNumber(webhooks.drainPerSecond)} a second, the rest in about ` +
+                `${formatNumber((webhooks.dueByEnd - webhooks.deliveredByEnd) / Math.max(webhooks.drainPerSecond, 1), 0)} s`) +
             `; receivers at ${(webhooks.receiverCoreShare * 100).toFixed(0)} % of a core`,
           target: '(information)',
-          pass: webhooks.drainMs !== undefined,
+          pass: webhooks.drained || webhooks.drainPerSecond > 0,
         });
     } else if (check === 'backends') {
       const results = await compareBackends(load);

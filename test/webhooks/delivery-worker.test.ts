@@ -448,6 +448,52 @@ test('while the API is busy and the process saturated, attempts start at a fifti
   }
 });
 
+test('an API that was busy stays busy while the loop is a little less busy (its own share, with fsync waits), and only then', async () => {
+  const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
+  let answered = 0;
+  let utilization = 1;
+  const worker = workerWith({
+    settings: { maxInFlightPerSubscription: 100 },
+    apiLoad: { busiest: () => 40, answered: () => (answered += 100), loopUtilization: () => utilization },
+  });
+  const answerAll = (): void => {
+    for (const call of sender.calls) call.answer({ status: 200 });
+  };
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
+  const nextLook = async (): Promise<void> => {
+    clock.advance(100);
+    worker.poke();
+    await settle();
+    answerAll();
+    await settle();
+  };
+  try {
+    await subscribe();
+    for (let index = 0; index < 100; index++) await createPet();
+    worker.start();
+    await sender.until(16);
+    answerAll();
+    await settle();
+    assert.equal(sender.calls.length, 16, 'a saturated loop: sixteen a look');
+    utilization = 0.8;
+    await nextLook();
+    assert.equal(sender.calls.length, 32, 'at 0.8 after a busy look: still sixteen a look');
+    utilization = 0.7;
+    await nextLook();
+    await sender.until(100);
+    assert.equal(sender.calls.length, 100, 'at 0.7: every one');
+    answerAll();
+    for (let index = 0; index < 60; index++) await createPet();
+    utilization = 0.8;
+    await nextLook();
+    await sender.until(160);
+    assert.equal(sender.calls.length, 160, 'at 0.8 after a look with time to spare: every one');
+    answerAll();
+  } finally {
+    await close();
+  }
+});
+
 test('while out of starts until the next look, new deliveries wait for it, and the look, on the worker’s own timer, starts more', async () => {
   const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   const worker = workerWith({ settings: { maxInFlightPerSubscription: 100 }, apiLoad: saturatedApi(100) });
