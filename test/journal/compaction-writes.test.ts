@@ -1,10 +1,12 @@
 // How a compaction writes its new log: the batches flushed while the snapshot was written are copied
 // in one write, not one each, and the new log is synced before the writer pauses for the last
-// batches, so that the pause (appends waiting, unanswered) has only those left to sync.
+// batches, so that the pause (appends waiting, unanswered) has only those left to sync; and how long
+// it rests between its slices.
 
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import type { FsOp } from '../../src/journal/memory-fs.js';
+import { restIsOver } from '../../src/journal/log-rewrite.js';
 import { LOG_PATH, openTestJournal, payloadsOnFile } from '../helpers/journal.js';
 
 const TEMP_PATH = `${LOG_PATH}.compacting`;
@@ -45,4 +47,15 @@ test('the batches flushed during a compaction reach the new log in one write, sy
   }
   assert.deepEqual(onFile, state, 'the new log replays to every acknowledged change');
   await journal.close();
+});
+
+test('a rewrite rests three times as long as its slice worked, and on while the event loop stays busy, up to 20 ms', () => {
+  // A 2 ms slice: not over before 6 ms, whatever the loop did.
+  assert.equal(restIsOver(2, 5.9, 0), false);
+  assert.equal(restIsOver(2, 6, 0.49), true, 'a loop with time to spare: over at three times the slice');
+  assert.equal(restIsOver(2, 6, 0.5), false, 'a loop busy half the rest or more: the rest goes on');
+  assert.equal(restIsOver(2, 19.9, 1), false);
+  assert.equal(restIsOver(2, 20, 1), true, 'never past 20 ms');
+  // A slice slowed by a garbage collection rests 20 ms at most too.
+  assert.equal(restIsOver(15, 20, 0), true);
 });
