@@ -10,6 +10,11 @@ export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 export interface PacedResult {
   /** When the 201 of each measured pet arrived (monotonic ms), by pet id. */
   answeredMs: Map<number, number>;
+  /** The same for every pet, those of the warm-up included. */
+  allAnsweredMs: Map<number, number>;
+  /** How long the warm-up lasted, ms, and whether it ended because `warmedUp` said so (else: its limit). */
+  warmupMs: number;
+  warmedUp: boolean;
   /** From each measured request's intended send time to its 201, ms. */
   apiLatencyMs: number[];
   /** Measured requests sent, and those not answered 201 (errors included). */
@@ -21,12 +26,18 @@ export interface PacedResult {
 const CONNECTIONS = 64;
 const BODY = JSON.stringify({ name: 'Bench pet', categoryId: 3, status: 'available' });
 
-/** Sends creates at `ratePerSecond` for warmupMs (not measured) and then durationMs; resolves once all are answered. */
+/**
+ * Sends creates at `ratePerSecond`: a warm-up of `warmup.minMs` (not measured), longer, up to
+ * `warmup.maxMs`, until `warmup.done()` says the service has caught up; then durationMs measured.
+ * Resolves once all are answered. `allAnsweredMs` is filled as the 201s arrive, so that the caller can
+ * watch the run while it goes on.
+ */
 export function pacedCreates(
   target: Target,
   ratePerSecond: number,
-  warmupMs: number,
+  warmup: { minMs: number; maxMs: number; done: () => boolean },
   durationMs: number,
+  allAnsweredMs = new Map<number, number>(),
 ): Promise<PacedResult> {
   // With a timeout of its own, node:http's Agent also heeds the service's `Keep-Alive: timeout=` and
   // lets an idle connection go a second before the service closes it. Without one it keeps idle
@@ -39,11 +50,21 @@ export function pacedCreates(
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(BODY)),
   };
-  const result: PacedResult = { answeredMs: new Map(), apiLatencyMs: [], sent: 0, failed: 0, problems: [] };
+  const result: PacedResult = {
+    answeredMs: new Map(),
+    allAnsweredMs,
+    warmupMs: 0,
+    warmedUp: false,
+    apiLatencyMs: [],
+    sent: 0,
+    failed: 0,
+    problems: [],
+  };
   const intervalMs = 1000 / ratePerSecond;
   const startMs = monotonicMs();
-  const measuredFromMs = startMs + warmupMs;
-  const endMs = measuredFromMs + durationMs;
+  // Set when the warm-up ends: the first intended send time measured, and the end of the run.
+  let measuredFromMs = Number.POSITIVE_INFINITY;
+  let endMs = Number.POSITIVE_INFINITY;
   let outstanding = 0;
   let finished = false;
   return new Promise((resolve) => {
@@ -69,9 +90,13 @@ export function pacedCreates(
         response.once('end', () => {
           outstanding--;
           if (response.statusCode !== 201) fail(measured, `${response.statusCode}: ${text.slice(0, 100)}`);
-          else if (measured) {
-            result.answeredMs.set((JSON.parse(text) as { id: number }).id, answeredMs);
-            result.apiLatencyMs.push(answeredMs - intendedMs);
+          else {
+            const id = (JSON.parse(text) as { id: number }).id;
+            result.allAnsweredMs.set(id, answeredMs);
+            if (measured) {
+              result.answeredMs.set(id, answeredMs);
+              result.apiLatencyMs.push(answeredMs - intendedMs);
+            }
           }
           settle();
         });
@@ -86,6 +111,14 @@ export function pacedCreates(
     let next = startMs;
     const tick = (): void => {
       const nowMs = monotonicMs();
+      if (measuredFromMs === Number.POSITIVE_INFINITY && nowMs - startMs >= warmup.minMs) {
+        result.warmedUp = warmup.done();
+        if (result.warmedUp || nowMs - startMs >= warmup.maxMs) {
+          measuredFromMs = next;
+          endMs = next + durationMs;
+          result.warmupMs = next - startMs;
+        }
+      }
       while (next <= nowMs && next < endMs) {
         send(next);
         next += intervalMs;
