@@ -408,7 +408,7 @@ test('while the API is busy and the process saturated, deliveries keep to a few 
   }
 });
 
-test('while the API is busy and the process saturated, attempts start at a fiftieth of its answers (sixteen a look at least)', async () => {
+test('while the API is busy and the process saturated, attempts start at a hundredth of its answers (sixteen a look at least)', async () => {
   const { clock, sender, subscribe, createPet, workerWith, close } = await rig();
   let answered = 100;
   let utilization = 1;
@@ -428,7 +428,7 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     answerAll();
     await settle();
     assert.equal(sender.calls.length, 16, 'sixteen started: the slots they freed wait for the next look');
-    answered = 1600;
+    answered = 3100;
     clock.advance(100);
     worker.poke();
     await sender.until(32);
@@ -436,7 +436,7 @@ test('while the API is busy and the process saturated, attempts start at a fifti
     await sender.until(46);
     answerAll();
     await settle();
-    assert.equal(sender.calls.length, 46, 'thirty more for 1,500 answers, sixteen sending at a time');
+    assert.equal(sender.calls.length, 46, 'thirty more for 3,000 answers, sixteen sending at a time');
     utilization = 0.5;
     clock.advance(100);
     worker.poke();
