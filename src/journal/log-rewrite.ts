@@ -51,9 +51,7 @@ async function rest(sliceStartMs: number, restFromMs: number): Promise<void> {
   const sliceMs = restFromMs - sliceStartMs;
   const loopAtRest = performance.eventLoopUtilization();
   await restUntil(restFromMs, Math.min(sliceMs * REST_PER_SLICE, MAX_REST_MS));
-  while (
-    !restIsOver(sliceMs, performance.now() - restFromMs, performance.eventLoopUtilization(loopAtRest).utilization)
-  )
+  while (!restIsOver(sliceMs, performance.now() - restFromMs, performance.eventLoopUtilization(loopAtRest).utilization))
     await restUntil(performance.now(), SLICE_MS);
 }
 
