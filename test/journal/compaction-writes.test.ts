@@ -5,8 +5,8 @@
 
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import type { FsOp } from '../../src/journal/memory-fs.js';
 import { restIsOver } from '../../src/journal/log-rewrite.js';
+import type { FsOp } from '../../src/journal/memory-fs.js';
 import { LOG_PATH, openTestJournal, payloadsOnFile } from '../helpers/journal.js';
 
 const TEMP_PATH = `${LOG_PATH}.compacting`;
