@@ -31,6 +31,11 @@ class ScriptedSender {
     });
   }
 
+  /** Answers every call made so far with a 200 (answering one twice changes nothing). */
+  answerAll(): void {
+    for (const call of this.calls) call.answer({ status: 200 });
+  }
+
   /** Resolves once `count` calls have been made in all. */
   async until(count: number): Promise<void> {
     while (this.calls.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
@@ -64,6 +69,9 @@ function withMethods(webhooks: WebhookStore, replaced: Partial<WebhookStore>): W
     },
   });
 }
+
+/** Waits long enough for the worker to start whatever it would start now. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
 
 /**
  * An API with 40 requests in flight on a saturated event loop (unless `busiest` says otherwise) that
@@ -309,7 +317,7 @@ test('at most maxInFlightPerSubscription attempts go to one subscription at once
     assert.deepEqual(hosts, ['quick.example.com', 'slow.example.com', 'slow.example.com']);
     sender.calls[0]?.answer({ status: 200 });
     await sender.until(4);
-    for (const call of sender.calls) call.answer({ status: 200 });
+    sender.answerAll();
   } finally {
     await close();
   }
@@ -402,7 +410,7 @@ test('while the API is busy and the process saturated, deliveries keep to a few 
     worker.poke();
     await sender.until(60);
     assert.equal(sender.calls.length, 60);
-    for (const call of sender.calls) call.answer({ status: 200 });
+    sender.answerAll();
   } finally {
     await close();
   }
@@ -416,32 +424,28 @@ test('while the API is busy and the process saturated, attempts start at a hundr
     settings: { maxInFlightPerSubscription: 100 },
     apiLoad: { busiest: () => 40, answered: () => answered, loopUtilization: () => utilization },
   });
-  const answerAll = (): void => {
-    for (const call of sender.calls) call.answer({ status: 200 });
-  };
-  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
   try {
     await subscribe();
     for (let index = 0; index < 80; index++) await createPet();
     worker.start();
     await sender.until(16);
-    answerAll();
+    sender.answerAll();
     await settle();
     assert.equal(sender.calls.length, 16, 'sixteen started: the slots they freed wait for the next look');
     answered = 3100;
     clock.advance(100);
     worker.poke();
     await sender.until(32);
-    answerAll();
+    sender.answerAll();
     await sender.until(46);
-    answerAll();
+    sender.answerAll();
     await settle();
     assert.equal(sender.calls.length, 46, 'thirty more for 3,000 answers, sixteen sending at a time');
     utilization = 0.5;
     clock.advance(100);
     worker.poke();
     await sender.until(80);
-    answerAll();
+    sender.answerAll();
     assert.equal(sender.calls.length, 80, 'every one once the process has time to spare, with 40 requests in flight');
   } finally {
     await close();
@@ -456,15 +460,11 @@ test('an API that was busy stays busy while the loop is a little less busy (its 
     settings: { maxInFlightPerSubscription: 100 },
     apiLoad: { busiest: () => 40, answered: () => (answered += 100), loopUtilization: () => utilization },
   });
-  const answerAll = (): void => {
-    for (const call of sender.calls) call.answer({ status: 200 });
-  };
-  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
   const nextLook = async (): Promise<void> => {
     clock.advance(100);
     worker.poke();
     await settle();
-    answerAll();
+    sender.answerAll();
     await settle();
   };
   try {
@@ -472,7 +472,7 @@ test('an API that was busy stays busy while the loop is a little less busy (its 
     for (let index = 0; index < 100; index++) await createPet();
     worker.start();
     await sender.until(16);
-    answerAll();
+    sender.answerAll();
     await settle();
     assert.equal(sender.calls.length, 16, 'a saturated loop: sixteen a look');
     utilization = 0.8;
@@ -482,13 +482,13 @@ test('an API that was busy stays busy while the loop is a little less busy (its 
     await nextLook();
     await sender.until(100);
     assert.equal(sender.calls.length, 100, 'at 0.7: every one');
-    answerAll();
+    sender.answerAll();
     for (let index = 0; index < 60; index++) await createPet();
     utilization = 0.8;
     await nextLook();
     await sender.until(160);
     assert.equal(sender.calls.length, 160, 'at 0.8 after a look with time to spare: every one');
-    answerAll();
+    sender.answerAll();
   } finally {
     await close();
   }
@@ -502,7 +502,7 @@ test('while out of starts until the next look, new deliveries wait for it, and t
     for (let index = 0; index < 40; index++) await createPet();
     worker.start();
     await sender.until(16);
-    for (const call of sender.calls) call.answer({ status: 200 });
+    sender.answerAll();
     for (let index = 0; index < 5; index++) {
       await createPet();
       worker.poke();
@@ -515,7 +515,7 @@ test('while out of starts until the next look, new deliveries wait for it, and t
     await sender.until(32);
     clearTimeout(keepOpen);
     assert.equal(sender.calls.length, 32, 'sixteen more at the next look, its timer set by the worker');
-    for (const call of sender.calls) call.answer({ status: 200 });
+    sender.answerAll();
   } finally {
     await close();
   }
@@ -531,7 +531,7 @@ test('a process saturated while its API answers few requests (a start-up, a comp
     worker.start();
     await sender.until(60);
     assert.equal(sender.calls.length, 60, 'every one at once, with 40 requests in flight and the loop saturated');
-    for (const call of sender.calls) call.answer({ status: 200 });
+    sender.answerAll();
   } finally {
     await close();
   }
