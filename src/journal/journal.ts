@@ -192,9 +192,11 @@ export class Journal {
    * Rewrites the log to `snapshot()`'s payloads plus every record appended after it was called.
    * `snapshot` is called in one turn of the event loop, with every record flushed so far applied and
    * none flushed after; its payloads are read over many turns while appends go on, so they must be
-   * those of that moment (a frozen copy whose records are made as they are read).
+   * those of that moment (a frozen copy whose records are made as they are read). Refused once the
+   * journal is closed; one asked before a close and stopped by it resolves, the log left as it was.
    */
   compact(snapshot: () => Iterable<string>): Promise<void> {
+    if (this.#closing !== null) return Promise.reject(this.#refusal());
     const previous = this.#compaction ?? Promise.resolve();
     const run = previous.catch(() => {}).then(() => this.#compact(snapshot));
     this.#compaction = run;
@@ -386,6 +388,9 @@ export class Journal {
   }
 
   async #compact(snapshot: () => Iterable<string>): Promise<void> {
+    // Asked while open, and closed before its turn came: the log stays as it is, which is no failure
+    // either (see below).
+    if (this.#closing !== null) return;
     this.#assertWritable();
     const since = { chunks: [] as Buffer[], records: 0 };
     let temp: TempLog | null = null;
@@ -418,6 +423,9 @@ export class Journal {
       this.listener?.compacted();
     } catch (error) {
       if (!renamed) await (temp?.abandon() ?? this.#config.fs.unlink(this.#config.tempPath).catch(() => {}));
+      // Stopped by a close (a graceful stop during a compaction): the old log is whole and stays the
+      // log, so there is no failure to report.
+      if (!renamed && this.#closing !== null) return;
       // A file-system failure is a 503; anything else (a snapshot that throws, a bad payload) is a bug to surface as is.
       throw errorCode(error) === undefined ? error : unavailable(error, `compact ${this.#config.path}`);
     } finally {
