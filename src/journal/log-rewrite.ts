@@ -30,7 +30,7 @@ const REST_PER_SLICE = 3;
  * While the event loop was busy this share of a rest or more, the rest goes on (up to MAX_REST_MS): the
  * process's other work needs more than three quarters of its time, so even a quarter taken by the
  * rewrite puts it behind. On a machine where the deliveries alone took 75 % of the process, each
- * compaction (190 to 280 ms) left them 100 to 300 ms behind.
+ * compaction (190 to 280 ms) left them 60 to 160 ms behind.
  */
 const BUSY_REST_SHARE = 0.5;
 /** The longest rest after a slice (about a tenth of the time for the rewrite while the loop is busy); a stop waits for it. */

@@ -45,11 +45,11 @@ export interface DeliveryWorkerParts {
 /**
  * The load of this instance's API, which deliveries give way to: while the process is saturated (its
  * event loop busy SATURATED_LOOP of the time since the last look, or STAYS_SATURATED_LOOP if the API
- * was busy at the last look), BUSY_REQUESTS or more API requests
- * have been in flight at once meanwhile and BUSY_ANSWERS_PER_LOOK or more were answered, at most
- * SLOTS_WHILE_BUSY attempts are sending, and attempts start at most STARTS_PER_ANSWER for each API
- * request answered since the look before (MIN_STARTS_PER_LOOK at least). A process with time to spare delivers at full speed, however many
- * requests it serves. A slot cap alone does not bound the deliveries' share of a
+ * was busy at the last look), BUSY_REQUESTS or more API requests have been in flight at once
+ * meanwhile and BUSY_ANSWERS_PER_LOOK or more were answered, at most SLOTS_WHILE_BUSY attempts are
+ * sending, and attempts start at most STARTS_PER_ANSWER for each API request answered since the look
+ * before (MIN_STARTS_PER_LOOK at least). A process with time to spare delivers at full speed, however
+ * many requests it serves. A slot cap alone does not bound the deliveries' share of a
  * saturated process: an attempt to a receiver that answers at once frees its slot within a turn or
  * two, so 16 slots took as many turns as the API's connections, and an attempt (claiming, signing,
  * sending, reading, recording) costs more than a create. Tied to what the API answers, the deliveries
