@@ -161,6 +161,14 @@ test('a failed directory fsync after the rename makes the journal verify the new
   await journal.close();
 });
 
+/** After a close stopped a compaction: its temporary log is gone, and the log replays to every acknowledged change. */
+async function assertStoppedCompactionLeftLog(fs: MemoryFs, store: Store): Promise<void> {
+  assert.equal(fs.peek(`${LOG_PATH}.compacting`), undefined, 'its temporary log is removed');
+  const { journal: reopened, replayed } = await openTestJournal({ fs });
+  assert.deepEqual(stateOf(replayed.payloads), store.state);
+  await reopened.close();
+}
+
 test('close during a compaction stops it quietly (no failure to report); nothing acknowledged is lost', async () => {
   const { journal, fs } = await openTestJournal();
   const store = new Store(journal);
@@ -173,10 +181,7 @@ test('close during a compaction stops it quietly (no failure to report); nothing
   await journal.close();
   await writes;
   assert.equal(await compaction, 'done');
-  assert.equal(fs.peek(`${LOG_PATH}.compacting`), undefined, 'its temporary log is removed');
-  const { journal: reopened, replayed } = await openTestJournal({ fs });
-  assert.deepEqual(stateOf(replayed.payloads), store.state);
-  await reopened.close();
+  await assertStoppedCompactionLeftLog(fs, store);
 });
 
 test('a close while a compaction is writing its new log stops it quietly, and removes that log', async () => {
@@ -198,10 +203,7 @@ test('a close while a compaction is writing its new log stops it quietly, and re
   await begun;
   await journal.close();
   assert.equal(await compaction, undefined, 'it resolves: the old log stays the log');
-  assert.equal(fs.peek(`${LOG_PATH}.compacting`), undefined);
-  const { journal: reopened, replayed } = await openTestJournal({ fs });
-  assert.deepEqual(stateOf(replayed.payloads), store.state);
-  await reopened.close();
+  await assertStoppedCompactionLeftLog(fs, store);
 });
 
 test('compactions asked for at once run one after the other', async () => {
