@@ -41,7 +41,12 @@ export function run(
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      // A process it started (npm, say) may still hold the pipes, and then 'close' never comes: a
+      // run past its time ends here, as one killed (code null), rather than hang the test file.
+      setTimeout(() => resolve({ code: null, stdout, stderr }), 1_000).unref();
+    }, options.timeoutMs ?? 60_000);
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);
