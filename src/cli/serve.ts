@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, SERVE_ONLY_DEFAULTS, type ServeOnlySettings, type Set
 import { type KeySpec, parseKeysVariable } from '../keys/configured-keys.js';
 import { KEYS_RELOAD_SIGNAL } from '../keys/service-keys.js';
 import { type LimiterOptions, resolveLimiterOptions } from '../limits/index.js';
-import { bufferLines } from '../logging/buffered-lines.js';
+import { LineBuffer } from '../logging/line-buffer.js';
 import { createLogger } from '../logging/logger.js';
 import { TLS_RELOAD_SIGNAL } from '../tls/tls-certificates.js';
 import { readTlsPair, TlsFileError } from '../tls/tls-pair.js';
@@ -144,11 +144,11 @@ export async function runServe(
   // JSON lines on stdout for log shippers; a short human form when a person watches a terminal.
   // Warnings and errors (a torn log tail, a stale lock taken over, a failed write) on stderr, so that
   // they stand out from the access log.
-  // The access log is written in batches, one write per turn of the event loop (see buffered-lines.ts).
-  const stdout = bufferLines((chunk) => process.stdout.write(chunk));
+  // The access log is written in batches, within 20 ms (see line-buffer.ts).
+  const stdout = new LineBuffer((chunk) => process.stdout.write(chunk));
   const logger = createLogger({
     level: options.logLevel ?? 'info',
-    write: stdout.write,
+    lines: stdout,
     writeProblem: (line) => process.stderr.write(line),
     pretty: process.stdout.isTTY === true,
   });
