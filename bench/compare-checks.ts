@@ -331,7 +331,7 @@ function wrkRequestsPerSecond(
 }
 
 /** The generator's cores for wrk, where the services were pinned (undefined: wrk runs unpinned). */
-function wrkCpus(): string | undefined {
+export function wrkCpus(): string | undefined {
   return process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
 }
 

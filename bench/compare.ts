@@ -14,6 +14,8 @@
 //                       PostgreSQL ≤ 1.5 (reads), ≤ 2 (create); the servers' CPU beside
 //   instructions        instructions a request (callgrind) of the service and of bare node:http on
 //                       get, list, create, and their ratio beside the CPU ratios (information)
+//   side-by-side        CPU a request on get and list, this build / the build at --before DIR, both
+//                       serving at once on one core (information: a change's cost on a noisy machine)
 // Exit code 0 whatever the figures (a miss is information, not a broken run); 1 on a failed run.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -48,14 +50,15 @@ import {
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
 import type { SCENARIOS } from './scenarios.js';
+import { compareSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.js';
 import { DEFAULT_STARTUP_PETS, runStartup } from './startup.js';
 
 const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'latency', 'limiter'] as const;
 /**
- * Checks run only when named: create-before needs an earlier build, create-webhooks is the events'
- * cost, backends needs PostgreSQL and Redis, instructions needs valgrind (and ten minutes).
+ * Checks run only when named: create-before and side-by-side need an earlier build, create-webhooks is
+ * the events' cost, backends needs PostgreSQL and Redis, instructions needs valgrind (and ten minutes).
  */
-const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends', 'instructions'] as const;
+const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends', 'instructions', 'side-by-side'] as const;
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -67,8 +70,8 @@ Options:
   --checks LIST        Comma-separated: ${CHECKS.join(', ')}, or a scenario to compare
                        with the baseline (${RATIO_SCENARIOS.join(', ')}), or
                        ${NAMED_CHECKS.join(', ')} [the first eight]
-  --before DIR         For create-before: the root of a checkout of an earlier build (its
-                       node_modules in place), whose bench/service-child.ts is run
+  --before DIR         For create-before and side-by-side: the root of a checkout of an earlier
+                       build (its node_modules in place), whose bench/service-child.ts is run
   -d, --duration TIME  Measured time per side of each comparison [10s]
   --rounds N           Alternations per comparison (the duration is split over them) [4]
   -c, --connections N  Connections (create always uses 64) [${DEFAULT_CONNECTIONS}]
@@ -165,8 +168,10 @@ async function main(argv: string[]): Promise<number> {
     const known: readonly string[] = [...CHECKS, ...RATIO_SCENARIOS, ...NAMED_CHECKS];
     if (!known.includes(check))
       throw new TypeError(`--checks: unknown check "${check}"; use ${[...new Set(known)].join(', ')}`);
-    if (check === 'create-before' && values.before === undefined)
-      throw new TypeError('--checks create-before needs --before DIR, a checkout of the build to compare with');
+    if ((check === 'create-before' || check === 'side-by-side') && values.before === undefined)
+      throw new TypeError(`--checks ${check} needs --before DIR, a checkout of the build to compare with`);
+    if (check === 'side-by-side' && !hasWrk())
+      throw new TypeError('--checks side-by-side needs wrk (apt-get install wrk)');
   }
   const positive = (text: string | undefined, fallback: number, name: string): number => {
     if (text === undefined) return fallback;
@@ -343,6 +348,18 @@ async function main(argv: string[]): Promise<number> {
           target: '(information)',
           pass: true,
         });
+    } else if (check === 'side-by-side') {
+      for (const scenario of SIDE_BY_SIDE_SCENARIOS) {
+        const result = await compareSideBySide(scenario, values.before as string, load);
+        figures[`${check} ${scenario}`] = result;
+        const micros = (values: readonly number[]): string => values.map((value) => value.toFixed(1)).join(', ');
+        rows.push({
+          check: `${scenario}: CPU a request, this build / the build before, side by side`,
+          measured: `${result.ratio.toFixed(3)} (µs a request by round: ${micros(result.thisBuildMicros)} / ${micros(result.beforeMicros)})`,
+          target: '(information)',
+          pass: true,
+        });
+      }
     } else if (check === 'limiter') {
       const result = await compareAdmission(load);
       figures[check] = result;
