@@ -29,7 +29,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Receives each line, newline included; by default each line goes to stderr as it ends. */
   write?: (line: string) => void;
-  /** Gathers the lines instead of `write` (the CLI: stdout, once a turn; see line-buffer.ts). */
+  /** Gathers the lines instead of `write` (the CLI: stdout, written within 20 ms; see line-buffer.ts). */
   lines?: LineBuffer;
   /** Receives the warn and error lines instead of `write` (the CLI: stderr, as docs/storage.md asks). */
   writeProblem?: (line: string) => void;
