@@ -293,6 +293,46 @@ export function wrkScript(spec: RequestSpec): string | undefined {
   return `${lines.join('\n')}\n`;
 }
 
+/** A wrk run: its command line, and the removal of its script file once it has run. */
+export interface WrkCommand {
+  program: string;
+  args: string[];
+  cleanup(): void;
+}
+
+/** The command that makes wrk send `spec` to `origin` for `seconds`, pinned to `cpus` when given. */
+export function wrkCommand(
+  origin: string,
+  spec: RequestSpec,
+  connections: number,
+  seconds: number,
+  cpus: string | undefined,
+): WrkCommand {
+  const script = wrkScript(spec);
+  const dir = script === undefined ? undefined : mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
+  const scriptArgs: string[] = [];
+  if (dir !== undefined && script !== undefined) {
+    writeFileSync(join(dir, 'request.lua'), script);
+    scriptArgs.push('-s', join(dir, 'request.lua'));
+  }
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    ...scriptArgs,
+    ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    `${origin}${spec.path}`,
+  ];
+  const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
+  return {
+    program: program as string,
+    args: rest,
+    cleanup: () => {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Requests/s wrk measured sending `spec` to `origin`, pinned to `cpus` when given. */
 function wrkRequestsPerSecond(
   origin: string,
@@ -301,24 +341,9 @@ function wrkRequestsPerSecond(
   seconds: number,
   cpus: string | undefined,
 ): number {
-  const script = wrkScript(spec);
-  const dir = script === undefined ? undefined : mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
+  const command = wrkCommand(origin, spec, connections, seconds, cpus);
   try {
-    const scriptArgs: string[] = [];
-    if (dir !== undefined && script !== undefined) {
-      writeFileSync(join(dir, 'request.lua'), script);
-      scriptArgs.push('-s', join(dir, 'request.lua'));
-    }
-    const args = [
-      '-t1',
-      `-c${connections}`,
-      `-d${seconds}s`,
-      ...scriptArgs,
-      ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
-      `${origin}${spec.path}`,
-    ];
-    const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
-    const output = execFileSync(program as string, rest, { encoding: 'utf8' });
+    const output = execFileSync(command.program, command.args, { encoding: 'utf8' });
     const match = /Requests\/sec:\s+([0-9.]+)/.exec(output);
     if (match === null) throw new Error(`wrk printed no Requests/sec: ${output}`);
     // wrk counts every answer; one that is not 2xx would be a request the service refused.
@@ -326,7 +351,7 @@ function wrkRequestsPerSecond(
     if (refused !== null) throw new Error(`wrk got ${refused[1]} answers that were not 2xx or 3xx: ${output}`);
     return Number(match[1]);
   } finally {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    command.cleanup();
   }
 }
 

@@ -10,12 +10,9 @@
 // it compares two builds of the service with each other, not the service with bare node:http (whose
 // smaller program would suffer less from sharing the caches).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { processCpuMs } from './admission-cost.js';
-import { type CompareLoad, medianRatio, wrkCpus, wrkScript } from './compare-checks.js';
+import { type CompareLoad, medianRatio, wrkCommand, wrkCpus } from './compare-checks.js';
 import type { RequestSpec } from './load.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { targetOf } from './run.js';
@@ -56,28 +53,12 @@ export function wrkCountOf(report: string): WrkCount {
 
 /** One wrk run against `origin`, asynchronous so that two can run at once. */
 async function wrkCount(origin: string, spec: RequestSpec, connections: number, seconds: number): Promise<WrkCount> {
-  const script = wrkScript(spec);
-  const dir = script === undefined ? undefined : mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
+  const command = wrkCommand(origin, spec, connections, seconds, wrkCpus());
   try {
-    const scriptArgs: string[] = [];
-    if (dir !== undefined && script !== undefined) {
-      writeFileSync(join(dir, 'request.lua'), script);
-      scriptArgs.push('-s', join(dir, 'request.lua'));
-    }
-    const args = [
-      '-t1',
-      `-c${connections}`,
-      `-d${seconds}s`,
-      ...scriptArgs,
-      ...Object.entries(spec.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
-      `${origin}${spec.path}`,
-    ];
-    const cpus = wrkCpus();
-    const [program, ...rest] = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
-    const { stdout } = await runFile(program as string, rest, { encoding: 'utf8' });
+    const { stdout } = await runFile(command.program, command.args, { encoding: 'utf8' });
     return wrkCountOf(stdout);
   } finally {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    command.cleanup();
   }
 }
 
