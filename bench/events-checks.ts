@@ -8,7 +8,7 @@
 import { request } from 'undici';
 import { processCpuMs } from './admission-cost.js';
 import { type CompareLoad, compareCreates, type CreatePairResult } from './compare-checks.js';
-import { type LocalService, type LocalServiceOptions, startLocalService } from './local-service.js';
+import { withServices } from './local-service.js';
 import { startReceivers } from './receivers.js';
 import { targetOf } from './run.js';
 import type { Target } from './scenarios.js';
@@ -42,23 +42,6 @@ export async function petCount(target: Target): Promise<number> {
   });
   await response.body.text();
   return Number(response.headers['x-total-count']);
-}
-
-async function withServices<T>(
-  options: [LocalServiceOptions, LocalServiceOptions],
-  run: (a: LocalService, b: LocalService) => Promise<T>,
-): Promise<T> {
-  const a = await startLocalService(options[0]);
-  try {
-    const b = await startLocalService(options[1]);
-    try {
-      return await run(a, b);
-    } finally {
-      await b.close();
-    }
-  } finally {
-    await a.close();
-  }
 }
 
 /** create on this build (events recorded, no subscription) against the build at `beforeRoot`. */

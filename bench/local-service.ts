@@ -183,3 +183,21 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     throw error;
   }
 }
+
+/** Two services started (one after the other), given to `run`, and closed however it ends. */
+export async function withServices<T>(
+  options: [LocalServiceOptions, LocalServiceOptions],
+  run: (a: LocalService, b: LocalService) => Promise<T>,
+): Promise<T> {
+  const a = await startLocalService(options[0]);
+  try {
+    const b = await startLocalService(options[1]);
+    try {
+      return await run(a, b);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await a.close();
+  }
+}

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { processCpuMs } from './admission-cost.js';
 import { type CompareLoad, medianRatio, wrkCommand, wrkCpus } from './compare-checks.js';
 import type { RequestSpec } from './load.js';
-import { type LocalService, startLocalService } from './local-service.js';
+import { type LocalService, withServices } from './local-service.js';
 import { targetOf } from './run.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -91,15 +91,17 @@ async function roundOf(
 }
 
 /** `scenario` on this build and on the build at `beforeRoot`, side by side, over `load.rounds` rounds. */
-export async function compareSideBySide(
+export function compareSideBySide(
   scenario: SideBySideScenario,
   beforeRoot: string,
   load: CompareLoad,
 ): Promise<SideBySideResult> {
-  const thisBuild = await startLocalService({ durability: 'always', pets: STORE_PETS });
-  try {
-    const earlier = await startLocalService({ durability: 'always', pets: STORE_PETS, root: beforeRoot });
-    try {
+  return withServices(
+    [
+      { durability: 'always', pets: STORE_PETS },
+      { durability: 'always', pets: STORE_PETS, root: beforeRoot },
+    ],
+    async (thisBuild, earlier) => {
       const sides = [thisBuild, earlier] as const;
       const prepared = await Promise.all(
         sides.map((side) => SCENARIOS[scenario].prepare(targetOf(side.apiUrl, side.key))),
@@ -120,12 +122,7 @@ export async function compareSideBySide(
         thisBuildMicros.push(now);
         beforeMicros.push(then);
       }
-      const ratio = medianRatio(thisBuildMicros, beforeMicros);
-      return { scenario, thisBuildMicros, beforeMicros, ratio };
-    } finally {
-      await earlier.close();
-    }
-  } finally {
-    await thisBuild.close();
-  }
+      return { scenario, thisBuildMicros, beforeMicros, ratio: medianRatio(thisBuildMicros, beforeMicros) };
+    },
+  );
 }

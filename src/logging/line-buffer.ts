@@ -16,7 +16,7 @@ const INITIAL_BYTES = 16 * 1024;
 /** Gathered past this, the lines are written at once. */
 export const FLUSH_BYTES = 64 * 1024;
 /** The longest a line waits to be written: short enough for `tail -f`, long enough to gather many. */
-export const FLUSH_PERIOD_MS = 20;
+const FLUSH_PERIOD_MS = 20;
 
 /** Where gathered lines go: one chunk, owned by the receiver from then on. */
 export type ChunkWriter = (chunk: Buffer) => void;
