@@ -78,6 +78,18 @@ test('access lines kept aside keep their place among the other lines', async () 
   lines.close();
 });
 
+test('access lines are formed and written once 64 are kept, without waiting for the period', () => {
+  const { lines, chunks } = capture({ periodMs: 60_000 });
+  const logger = createLogger({ lines, now: () => 0 });
+  const entry = { requestId: 'r', method: 'GET', path: '/v1/pets', status: 200, durationMs: 1, keyId: undefined };
+  for (let index = 0; index < 63; index++) logger.access?.(entry);
+  assert.deepEqual(chunks, [], 'kept while fewer than 64');
+  logger.access?.(entry);
+  assert.equal(chunks.length, 1, 'the 64th writes them');
+  assert.equal(chunks.join('').trimEnd().split('\n').length, 64);
+  lines.close();
+});
+
 test('a logger takes either write or lines', () => {
   const { lines } = capture({ batched: false });
   assert.throws(() => createLogger({ lines, write: () => {} }), TypeError);
@@ -94,18 +106,31 @@ const ENDINGS = {
 } as const;
 
 for (const [ending, code] of Object.entries(ENDINGS)) {
-  test(`nothing gathered is lost on ${ending}`, () => {
+  test(`nothing gathered is lost on ${ending}, access lines kept aside included`, () => {
     const script = `
       import { LineBuffer } from './src/logging/line-buffer.ts';
+      import { createLogger } from './src/logging/logger.ts';
       const out = new LineBuffer((chunk) => process.stdout.write(chunk));
+      const logger = createLogger({ lines: out });
       for (let i = 0; i < 1000; i++) out.writeText('line ' + i + '\\n');
+      for (let i = 0; i < 10; i++)
+        logger.access({ requestId: 'r' + i, method: 'GET', path: '/v1/pets', status: 200, durationMs: 1, keyId: undefined });
       ${code}`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       encoding: 'utf8',
     });
-    const lines = child.stdout.split('\n').filter((line) => line !== '');
+    const all = child.stdout.split('\n').filter((line) => line !== '');
+    const lines = all.filter((line) => line.startsWith('line '));
     assert.equal(lines.length, 1000, child.stderr);
     assert.equal(lines[999], 'line 999');
+    const requestIds = all
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { requestId: string }).requestId);
+    assert.deepEqual(
+      requestIds,
+      ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'r8', 'r9'],
+      'the kept access lines, after the rest',
+    );
   });
 }
 
