@@ -29,7 +29,7 @@ export const DELIVERIES_CHANNEL = 'animal_store_deliveries';
  * The key of the advisory lock that serialises migrations: any fixed 64-bit number; this one spells
  * "animal" in ASCII, so that it is recognisable in pg_locks.
  */
-const MIGRATION_LOCK = '107014665707884';
+export const MIGRATION_LOCK = '107014665707884';
 
 const countColumns = [...PET_STATUSES.map(petCountColumn), ...ORDER_STATUSES.map(orderCountColumn)];
 
@@ -219,6 +219,10 @@ export async function migrate(client: ClientBase): Promise<{ applied: number[] }
   const applied: number[] = [];
   await client.query('BEGIN');
   try {
+    // The connection's statement timeout bounds a request's wait on the database. A migration is not a
+    // request: it may rebuild an index of a large table, or wait for another instance's migration, and
+    // cancelling it half-way would stop the start-up it belongs to. It runs as long as it needs.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
