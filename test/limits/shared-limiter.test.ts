@@ -238,6 +238,51 @@ test(
 );
 
 test(
+  'one turn of one key and one address: admissions, a refund, a forget and 401s decide as calls one at a time would, and Redis keeps what the last left',
+  { skip },
+  async () => {
+    const { limiter, calls, memory, clock, redis } = await counted();
+    const address = '192.0.2.9';
+    type Step = (target: Limiter) => Decision | undefined | Promise<Decision | undefined | void> | void;
+    const steps: [string, Step][] = [
+      ['admit', (target) => target.admit(address, 'k', FREE)],
+      ['admit', (target) => target.admit(address, 'k', FREE)],
+      ['refund', (target) => target.refundKey('k', FREE)],
+      ['admit', (target) => target.admitKey('k', FREE)],
+      ['check before any 401', (target) => target.checkAddress(address)],
+      // The address's whole failed-authentication budget (30), then one 401 too many.
+      ...Array.from({ length: 31 }, (): [string, Step] => ['401', (target) => target.refuseAuthentication(address)]),
+      ['check when spent', (target) => target.checkAddress(address)],
+      ['admit from the spent address', (target) => target.admit(address, 'k', FREE)],
+      ['forget', (target) => target.forgetKey('k')],
+      ['admit after the forget', (target) => target.admit(address, 'k', FREE)],
+      ['admit', (target) => target.admitKey('k', FREE)],
+    ];
+    const asked = steps.map(([, step]) => step(limiter));
+    const answers = await Promise.all(asked);
+    assert.equal(scriptCalls(calls), 1, `one script call for the turn: ${calls.join(', ')}`);
+    for (const [index, [label, step]] of steps.entries())
+      assert.deepEqual(answers[index], step(memory), `step ${index + 1}, ${label}: as in memory`);
+    const spent = answers[steps.findIndex(([label]) => label === 'check when spent')] as Decision | undefined;
+    assert.equal(spent?.allowed, false, 'the spent address is refused');
+    // What Redis kept is the state the last step left: a later turn decides as memory does.
+    clock.advance(1_000);
+    assert.deepEqual(await limiter.admit(address, 'k', FREE), memory.admit(address, 'k', FREE));
+    assert.deepEqual(await limiter.admitKey('k', FREE), memory.admitKey('k', FREE));
+    // Two tokens taken since the forget (the spent address refused the other requests), a second's
+    // refill back: the day bucket is full again after the rest of two tokens' refill (86.4 s each),
+    // and the state is kept a second more.
+    const refillMs = 86_400_000 / FREE.perDay;
+    const expected = Math.ceil(2 * refillMs - 1_000) + 1_000;
+    const left = await redis.pttl(limiter.keysOf('k')[0]);
+    assert.ok(
+      left > expected - 1_000 && left <= expected + 1,
+      `the key's state expires when its buckets are full (${left} ms)`,
+    );
+  },
+);
+
+test(
   'a batch that Redis does not answer: each of its requests gets 503 (closed) or no limits (open), with one warning',
   { skip },
   async () => {

@@ -78,13 +78,36 @@ end
 local refusals_before_ban, refusal_window_ms, ban_ms = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local capacity, window_ms = tonumber(ARGV[5]), tonumber(ARGV[6])
 
+-- Each key's state is read once a batch, kept in key_states while the batch's operations on it are
+-- decided, and written once after the last: the script runs atomically, so nobody sees the steps
+-- between, and a key that makes many requests in one turn costs Redis about what one request does.
+local key_states = {}
+local function key_state(hash)
+  local state = key_states[hash]
+  if state == nil then
+    local fields = redis.call('HMGET', hash, 'm', 'd', 'at', 'ban')
+    state = {
+      minute = tonumber(fields[1]), day = tonumber(fields[2]), at = tonumber(fields[3]),
+      ban = tonumber(fields[4]) or 0, exists = fields[1] ~= false, changed = false,
+    }
+    key_states[hash] = state
+  end
+  return state
+end
+
+local function keep_key(state, minute, day, at, ban, per_minute, per_day)
+  state.minute, state.day, state.at, state.ban = minute, day, at, ban
+  state.per_minute, state.per_day = per_minute, per_day
+  state.exists, state.changed = true, true
+end
+
 -- A key's admission: both buckets, the refusal window, the ban.
 local function admit_key(hash, refusals, per_minute, per_day)
-  local state = redis.call('HMGET', hash, 'm', 'd', 'at', 'ban')
-  local minute = tonumber(state[1]) or per_minute
-  local day = tonumber(state[2]) or per_day
-  local at = tonumber(state[3]) or now
-  local ban = tonumber(state[4]) or 0
+  local state = key_state(hash)
+  local minute = state.minute or per_minute
+  local day = state.day or per_day
+  local at = state.at or now
+  local ban = state.ban
   local elapsed = 0
   if now > at then elapsed = now - at; at = now end
   -- A plan changed since: tokens are clamped to the new capacity, never raised.
@@ -119,22 +142,33 @@ local function admit_key(hash, refusals, per_minute, per_day)
       end
     end
   end
-  redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at), 'ban', tostring(ban))
-  local matters_ms = math.max(ms_until_full(minute, per_minute, 60000), ms_until_full(day, per_day, 86400000), ban - now)
-  redis.call('PEXPIRE', hash, math.ceil(matters_ms) + 1000)
+  keep_key(state, minute, day, at, ban, per_minute, per_day)
   return outcome, tostring(minute), tostring(day), tostring(wait), ban_started
 end
 
 -- Gives back one token of each bucket (a request that counts against no key).
 local function refund_key(hash, per_minute, per_day)
-  if redis.call('EXISTS', hash) == 0 then return end
-  local state = redis.call('HMGET', hash, 'm', 'd', 'at')
-  local at = tonumber(state[3]) or now
+  local state = key_state(hash)
+  if not state.exists then return end
+  local at = state.at or now
   local elapsed = 0
   if now > at then elapsed = now - at; at = now end
-  local minute = math.min(refill(tonumber(state[1]) or per_minute, per_minute, 60000, elapsed) + 1, per_minute)
-  local day = math.min(refill(tonumber(state[2]) or per_day, per_day, 86400000, elapsed) + 1, per_day)
-  redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(at))
+  local minute = math.min(refill(state.minute or per_minute, per_minute, 60000, elapsed) + 1, per_minute)
+  local day = math.min(refill(state.day or per_day, per_day, 86400000, elapsed) + 1, per_day)
+  keep_key(state, minute, day, at, state.ban, per_minute, per_day)
+end
+
+-- The keys' states as the batch left them, each with an expiry at the moment it stops mattering.
+local function write_keys()
+  for hash, state in pairs(key_states) do
+    if state.changed then
+      local minute, day, ban = state.minute, state.day, state.ban
+      redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(state.at), 'ban', tostring(ban))
+      local matters_ms = math.max(
+        ms_until_full(minute, state.per_minute, 60000), ms_until_full(day, state.per_day, 86400000), ban - now)
+      redis.call('PEXPIRE', hash, math.ceil(matters_ms) + 1000)
+    end
+  end
 end
 
 local function keep_address(key, tokens, at)
@@ -142,17 +176,25 @@ local function keep_address(key, tokens, at)
   redis.call('PEXPIRE', key, math.ceil(ms_until_full(tokens, capacity, window_ms)) + 1000)
 end
 
+-- Addresses found without state in this batch, and not charged since: their next check needs no call.
+local addresses_without_state = {}
+
 -- The address's failed-authentication bucket, refilled, as tokens and time; -1 when it has no state
 -- or is full again (then deleted): the address may go on.
 local function check_address(key)
+  if addresses_without_state[key] then return -1 end
   local state = redis.call('HMGET', key, 't', 'at')
-  if state[1] == false then return -1 end
+  if state[1] == false then
+    addresses_without_state[key] = true
+    return -1
+  end
   local at = tonumber(state[2]) or now
   local elapsed = 0
   if now > at then elapsed = now - at; at = now end
   local tokens = refill(tonumber(state[1]), capacity, window_ms, elapsed)
   if tokens >= capacity - EPSILON then
     redis.call('DEL', key)
+    addresses_without_state[key] = true
     return -1
   end
   keep_address(key, tokens, at)
@@ -165,6 +207,7 @@ end
 
 -- One token charged to the address (a 401).
 local function charge_address(key)
+  addresses_without_state[key] = nil
   local state = redis.call('HMGET', key, 't', 'at')
   local tokens = tonumber(state[1]) or capacity
   local at = tonumber(state[2]) or now
@@ -215,11 +258,13 @@ for i = 7, #ARGV, 3 do
     k = k + 1
   elseif op == 'X' then
     redis.call('DEL', KEYS[k], KEYS[k + 1])
+    key_states[KEYS[k]] = nil
     put('done')
     k = k + 2
   else
     return redis.error_reply('unknown limiter operation ' .. tostring(op))
   end
 end
+write_keys()
 return reply
 `;
