@@ -131,7 +131,6 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     let arrival: Arrival | undefined;
     let admitted = false;
     let operation = 'unrouted';
-    if (++inFlight > busiest) busiest = inFlight;
     try {
       const match = routing.find(method, path, headers);
       if (match.kind === 'found') operation = match.route.operationId;
@@ -172,6 +171,20 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     }
   };
 
+  // The API requests read in one poll phase of the event loop are served together in the check phase
+  // right after it (setImmediate), not each as soon as its headers are parsed. Answered at once, each
+  // answer's write came between two reads, so a turn of the loop found few requests waiting and its
+  // fixed costs (the poll, the timers, the loop's own bookkeeping) fell on few requests; read first and
+  // answered together, a turn serves many, and the same code runs many times in a row. Under load this
+  // took a third off the CPU time of a request (docs/performance.md); an answer waits for no more than
+  // the rest of its turn's reads. Queued requests count as in flight, so a stop waits for them.
+  let waiting: Array<() => void> = [];
+  const serveWaiting = (): void => {
+    const serving = waiting;
+    waiting = [];
+    for (const serve of serving) serve();
+  };
+
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const startedMs = access.start();
     const requestId = requestIdOf(req.headers['x-request-id']);
@@ -192,7 +205,9 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     const answered = operational.answer(req, res, headers, path);
     if (answered === undefined) {
       if (routing.serves(path)) {
-        void serveApi(req, res, headers, path, query, requestId, startedMs);
+        if (++inFlight > busiest) busiest = inFlight;
+        waiting.push(() => void serveApi(req, res, headers, path, query, requestId, startedMs));
+        if (waiting.length === 1) setImmediate(serveWaiting);
         return;
       }
       sendNotServed(res, headers, path, basePath);
