@@ -49,12 +49,15 @@ export const DEFER_MS = 10;
 type Settle = () => void;
 
 /**
- * Resolves once the event loop has polled for I/O again (without blocking: an immediate is pending), so
- * that what arrived on the sockets meanwhile has been read and handled. An immediate set now runs right
- * after the current poll phase; one set from there runs after the next.
+ * Resolves once the event loop has polled for I/O again (without blocking: an immediate is pending)
+ * and what arrived on the sockets meanwhile has been handled. An immediate set now runs right after the
+ * current poll phase; one set from there runs after the next poll, but before the requests read in that
+ * poll are served: the HTTP dispatcher serves them together in an immediate of its own, set while they
+ * were read, so after those already waiting. The third immediate runs after them, once their appends
+ * are queued.
  */
 function afterNextPoll(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  return new Promise((resolve) => setImmediate(() => setImmediate(() => setImmediate(resolve))));
 }
 
 /** Write failures that say only that the bytes did not fit: nothing was synced or lost, so cutting them off is enough. */
