@@ -258,7 +258,7 @@ test(
       ['admit after the forget', (target) => target.admit(address, 'k', FREE)],
       ['admit', (target) => target.admitKey('k', FREE)],
     ];
-    const asked = steps.map(([, step]) => step(limiter));
+    const asked = steps.map(async ([, step]) => step(limiter));
     const answers = await Promise.all(asked);
     assert.equal(scriptCalls(calls), 1, `one script call for the turn: ${calls.join(', ')}`);
     for (const [index, [label, step]] of steps.entries())
