@@ -7,6 +7,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 import { DISPATCH_KEY, serveDispatcher } from '../helpers/dispatcher.js';
+import { sendRaw, statusesIn } from '../helpers/raw-http.js';
 import { described } from '../helpers/routes.js';
 
 const AUTH = { authorization: `Bearer ${DISPATCH_KEY}` };
@@ -178,6 +179,33 @@ test('busiest() tells the most requests in flight at once since it was last aske
     assert.equal(served.dispatcher.busiest(), 1);
     assert.equal(served.dispatcher.busiest(), 0);
     assert.equal(served.dispatcher.answered(), 3);
+  } finally {
+    served.close();
+  }
+});
+
+test('the API requests read together are served together, once all are read, each in flight from its arrival', async () => {
+  const seenInFlight: number[] = [];
+  let inFlight = (): number => 0;
+  const count = defineRoute({
+    method: 'GET',
+    path: '/count',
+    operation: described('count'),
+    // Answered at once: served as each request arrived, the first would find itself alone in flight.
+    handle: () => {
+      seenInFlight.push(inFlight());
+      return { status: 200, body: '{}' };
+    },
+  });
+  const router = new Router<Route>().add('GET', '/count', count);
+  const served = await serveDispatcher({ router, keyLimits: { perMinute: 1000, perDay: 10000 } });
+  inFlight = () => served.dispatcher.inFlight();
+  try {
+    // Five requests in one write: Node parses them in one read, in one poll phase of the event loop.
+    const one = `GET /v1/count HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${DISPATCH_KEY}\r\n\r\n`;
+    const raw = await sendRaw(served.origin, one.repeat(5), 1000);
+    assert.deepEqual(statusesIn(raw), [200, 200, 200, 200, 200]);
+    assert.deepEqual(seenInFlight, [5, 4, 3, 2, 1]);
   } finally {
     served.close();
   }
