@@ -1,6 +1,7 @@
 // Opening the Redis limiter: connect (a Redis that cannot be reached stops the start with one line
 // naming its address and the cause, as the PostgreSQL store does), then hand the connection to the
 // limiter. Loaded only when a Redis URL is configured: the default never loads the client.
+import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { resolveLimiterOptions, type LimiterOptions } from '../options.js';
 import { type LimiterUnavailable, RedisLimiter } from './redis-limiter.js';
@@ -9,6 +10,12 @@ import { type LimiterUnavailable, RedisLimiter } from './redis-limiter.js';
 export const COMMAND_TIMEOUT_MS = 1000;
 /** How long connecting may take. */
 const CONNECT_TIMEOUT_MS = 2000;
+/**
+ * How long the start waits for Redis's first answers (the client's ready check, then a `PING`). On a
+ * busy host one of them can miss the requests' command timeout, and that alone should not stop the
+ * start; a refused connection or a name that does not resolve still stops it at once.
+ */
+export const START_TIMEOUT_MS = 10_000;
 
 /** How to open the Redis limiter. */
 export interface RedisLimiterOptions {
@@ -20,6 +27,8 @@ export interface RedisLimiterOptions {
   warn: (line: string, fields?: Record<string, unknown>) => void;
   /** For tests: the time the scripts use instead of Redis's clock. */
   time?: () => number;
+  /** For tests: how long the start waits for Redis's first answers (default {@link START_TIMEOUT_MS}). */
+  startTimeoutMs?: number;
 }
 
 /** A Redis address for messages: host and port, never a password. */
@@ -35,10 +44,12 @@ export function describeRedis(url: string): string {
 /** Connects to Redis and returns the limiter on it. */
 export async function openRedisLimiter(options: RedisLimiterOptions): Promise<RedisLimiter> {
   const where = describeRedis(options.redisUrl);
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    // The start's patience; the requests' own timeout is set once Redis has answered.
+    commandTimeout: startTimeoutMs,
     // While disconnected, commands fail at once instead of waiting in a queue: no request hangs.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -56,12 +67,24 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
   redis.on('ready', () => {
     lastError = undefined;
   });
+  const startTimer = new AbortController();
   try {
-    await redis.connect();
-    await redis.ping();
+    await Promise.race([
+      redis.connect().then(() => redis.ping()),
+      // The client's first commands (its ready check among them) each have the whole start timeout:
+      // this bounds them together.
+      delay(startTimeoutMs, undefined, { signal: startTimer.signal }).then(
+        () => Promise.reject(new Error(`no answer within ${startTimeoutMs} ms`)),
+        () => undefined,
+      ),
+    ]);
   } catch (error) {
     redis.disconnect();
     throw new Error(`cannot reach Redis at ${where}: ${(lastError ?? (error as Error)).message}`);
+  } finally {
+    startTimer.abort();
+    // ioredis reads this option as each command is sent (also the client's own, after a failed start).
+    redis.options.commandTimeout = COMMAND_TIMEOUT_MS;
   }
   return new RedisLimiter({
     redis,
