@@ -187,9 +187,12 @@ async function counted(unavailable: 'closed' | 'open' = 'closed') {
   redis.on('error', () => {});
   await redis.connect();
   const calls: string[] = [];
+  /** The number of keys each script call named. */
+  const keysNamed: number[] = [];
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (command, stream) => {
     calls.push(command.name);
+    if (/^eval/.test(command.name)) keysNamed.push(Number(command.args[1]));
     return send(command, stream);
   };
   const warnings: string[] = [];
@@ -202,7 +205,7 @@ async function counted(unavailable: 'closed' | 'open' = 'closed') {
     onAvailability: (available, cause) => warnings.push(available ? 'back' : `away: ${cause}`),
   });
   opened.push(limiter);
-  return { clock, limiter, redis, calls, warnings, memory: new MemoryLimiter(clock) };
+  return { clock, limiter, redis, calls, keysNamed, warnings, memory: new MemoryLimiter(clock) };
 }
 
 const scriptCalls = (calls: readonly string[]): number => calls.filter((name) => /^eval/.test(name)).length;
@@ -211,12 +214,14 @@ test(
   'the requests of one turn go to Redis in one script call, decided in the order they arrived: the 61st of a free key is refused',
   { skip },
   async () => {
-    const { limiter, calls, memory } = await counted();
+    const { limiter, calls, keysNamed, memory } = await counted();
     // 61 requests of one key and, between them, another key's: all asked for in one turn.
     const asked = Array.from({ length: 61 }, () => limiter.admit('192.0.2.1', 'k', FREE));
     const other = limiter.admit('192.0.2.2', 'other', FREE);
     const decisions = await Promise.all(asked);
     assert.equal(scriptCalls(calls), 1, `one script call for the turn: ${calls.join(', ')}`);
+    // Each Redis key is sent once however many requests name it: two addresses, and two API keys' two keys.
+    assert.deepEqual(keysNamed, [6]);
     decisions.forEach((decision, index) => {
       assert.equal(decision.allowed, index < 60, `request ${index + 1}`);
       assert.deepEqual(decision, memory.admit('192.0.2.1', 'k', FREE), `request ${index + 1}, as in memory`);

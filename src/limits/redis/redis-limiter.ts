@@ -42,7 +42,7 @@ export const MAX_BATCH = 512;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    animalStoreLimits(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Result<string[], Context>;
+    animalStoreLimits(numberOfKeys: number, ...keysThenArgs: Array<string | number>): Result<string, Context>;
   }
 }
 
@@ -59,14 +59,17 @@ export interface RedisLimiterParts {
   onAvailability: (available: boolean, error?: Error) => void;
 }
 
-/** The operations of one turn, on their way to Redis together. */
+/** The operations of one turn, on their way to Redis together, in the script's form (scripts.ts). */
 class Batch {
+  /** The keys the operations name, each once. */
   readonly keys: string[] = [];
-  /** Each operation's ARGV (letter, per minute, per day), in order. */
-  readonly args: Array<string | number> = [];
+  /** Each key's place in `keys`, counted from 1 as the script's KEYS are. */
+  readonly #keyIndex = new Map<string, number>();
+  /** The operations so far, in the script's form: letters, key indexes and limits, one after the other. */
+  readonly ops: Array<string | number> = [];
   count = 0;
   sent = false;
-  /** The script's reply: the time, then REPLY_FIELDS per operation. */
+  /** The script's reply, split into its fields: the time, then REPLY_FIELDS per operation. */
   readonly reply: Promise<string[]>;
   settle!: (reply: Promise<string[]>) => void;
 
@@ -74,6 +77,16 @@ class Batch {
     this.reply = new Promise<string[]>((resolve) => {
       this.settle = resolve;
     });
+  }
+
+  /** The index by which the operations name `key`. */
+  indexOf(key: string): number {
+    let index = this.#keyIndex.get(key);
+    if (index === undefined) {
+      index = this.keys.push(key);
+      this.#keyIndex.set(key, index);
+    }
+    return index;
   }
 }
 
@@ -135,8 +148,15 @@ export class RedisLimiter implements Limiter {
     assertLimits(limits);
     const [hash, refusals] = this.keysOf(keyId);
     const batch = this.#batchOfTurn();
-    batch.keys.push(this.addressKeyOf(address), hash, refusals);
-    const at = this.#added(batch, OP.admit, limits.perMinute, limits.perDay);
+    batch.ops.push(
+      OP.admit,
+      batch.indexOf(this.addressKeyOf(address)),
+      batch.indexOf(hash),
+      batch.indexOf(refusals),
+      limits.perMinute,
+      limits.perDay,
+    );
+    const at = this.#added(batch);
     return batch.reply.then(
       (reply) => {
         this.#answered();
@@ -148,8 +168,8 @@ export class RedisLimiter implements Limiter {
 
   refuseAuthentication(address: string): Promise<Decision> {
     const batch = this.#batchOfTurn();
-    batch.keys.push(this.addressKeyOf(address));
-    const at = this.#added(batch, OP.refuseAuthentication, 0, 0);
+    batch.ops.push(OP.refuseAuthentication, batch.indexOf(this.addressKeyOf(address)));
+    const at = this.#added(batch);
     return batch.reply.then(
       (reply) => {
         this.#answered();
@@ -201,12 +221,16 @@ export class RedisLimiter implements Limiter {
     await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 
-  /** Adds an operation to this turn's batch (sent at the end of the turn, or now when full); where its answer will be. */
+  /**
+   * Adds an operation to this turn's batch (sent at the end of the turn, or now when full): its letter,
+   * its keys, and the limits for the operations that carry them; where its answer will be.
+   */
   #add(op: Op, limits: Limits | undefined, ...keys: string[]): Place {
     const batch = this.#batchOfTurn();
-    for (const key of keys) batch.keys.push(key);
-    const at = this.#added(batch, op, limits?.perMinute ?? 0, limits?.perDay ?? 0);
-    return { batch, at };
+    batch.ops.push(op);
+    for (const key of keys) batch.ops.push(batch.indexOf(key));
+    if (limits !== undefined) batch.ops.push(limits.perMinute, limits.perDay);
+    return { batch, at: this.#added(batch) };
   }
 
   /** The batch of this turn, made (and its sending scheduled) by the turn's first operation. */
@@ -223,9 +247,8 @@ export class RedisLimiter implements Limiter {
     return batch;
   }
 
-  /** Adds an operation whose keys were pushed; the index of its first reply field. Sends a full batch. */
-  #added(batch: Batch, op: Op, perMinute: number, perDay: number): number {
-    batch.args.push(op, perMinute, perDay);
+  /** Counts an operation whose values were pushed; the index of its first reply field. Sends a full batch. */
+  #added(batch: Batch): number {
     const at = 1 + batch.count * REPLY_FIELDS;
     batch.count++;
     if (batch.count >= MAX_BATCH) this.#send(batch);
@@ -240,17 +263,19 @@ export class RedisLimiter implements Limiter {
     const { refusalsBeforeBan, refusalWindowMs, banMs, failedAuthCapacity, failedAuthWindowMs } = this.#options;
     let reply: Promise<string[]>;
     try {
-      reply = this.#redis.animalStoreLimits(
-        batch.keys.length,
-        ...batch.keys,
-        this.#time(),
-        refusalsBeforeBan,
-        refusalWindowMs,
-        banMs,
-        failedAuthCapacity,
-        failedAuthWindowMs,
-        ...batch.args,
-      );
+      reply = this.#redis
+        .animalStoreLimits(
+          batch.keys.length,
+          ...batch.keys,
+          this.#time(),
+          refusalsBeforeBan,
+          refusalWindowMs,
+          banMs,
+          failedAuthCapacity,
+          failedAuthWindowMs,
+          JSON.stringify(batch.ops),
+        )
+        .then((text) => text.split(' '));
     } catch (error) {
       reply = Promise.reject(error as Error);
     }

@@ -12,7 +12,7 @@
 // Numbers cross the boundary as strings: Redis turns a Lua number in a reply into an integer,
 // which would drop the fractions of a token that a continuously refilled bucket holds.
 
-/** The operations of a batch, one letter each. */
+/** The operations of a batch, one letter each, and the keys each names (in this order). */
 export const OP = {
   /** A request with a usable key: the address's check, then (unless it refused) the key's admission. KEYS: address, hash, refusals. */
   admit: 'A',
@@ -31,19 +31,20 @@ export const OP = {
 } as const;
 export type Op = (typeof OP)[keyof typeof OP];
 
-/** How many KEYS each operation names, in the order listed above. */
-export const KEYS_OF: Record<Op, number> = { A: 3, K: 2, F: 1, C: 1, G: 1, R: 1, X: 2 };
-
-/** ARGV before the operations: time or 0, refusals before a ban, refusal window ms, ban ms, failed-auth capacity, its window ms. */
-export const HEADER_ARGS = 6;
-/** ARGV per operation: its letter, the key's per-minute and per-day limits (0 for an address's). */
-export const ARGS_PER_OP = 3;
 /** Reply fields per operation, after the batch's time (the reply's first field). */
 export const REPLY_FIELDS = 5;
 
 /**
- * The batch. KEYS: each operation's keys, in order (KEYS_OF). ARGV: HEADER_ARGS, then ARGS_PER_OP per
- * operation. Reply: the time in ms, then REPLY_FIELDS per operation:
+ * The batch. KEYS: the keys the batch names, each once. ARGV: time or 0, refusals before a ban, refusal
+ * window ms, ban ms, failed-auth capacity, its window ms, and then the operations, in order, as one
+ * JSON array: each operation's letter, the indexes in KEYS (from 1) of its keys, and then, for A, K
+ * and R, the key's per-minute and per-day limits.
+ * A batch thus crosses to Redis as its distinct keys and seven arguments, however many operations it
+ * holds: each argument costs the client (building and encoding it, and a reply field parsing it back)
+ * and Redis, while the JSON array is written by `JSON.stringify` and read by Redis's built-in
+ * `cjson`, both native code, for about what the script spent reading the same values as arguments.
+ * Reply: one text of words separated by single spaces (a word may be empty): the time in ms, then
+ * REPLY_FIELDS per operation:
  *   A, K   outcome (admitted, refused, banned; A also `address` when the address refused), then for a
  *          key: minute tokens, day tokens, wait ms, 1 when this refusal started a ban; for `address`:
  *          the address's tokens
@@ -224,47 +225,55 @@ local function put(a, b, c, d, e)
   reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5] = a, b or '', c or '', d or '', e or ''
   n = n + 5
 end
-local k = 1
-for i = 7, #ARGV, 3 do
-  local op = ARGV[i]
+local words = cjson.decode(ARGV[7])
+local count = #words
+local function key(i)
+  return KEYS[words[i]]
+end
+local i = 1
+while i <= count do
+  local op = words[i]
   if op == 'A' then
-    local tokens = check_address(KEYS[k])
+    local address = key(i + 1)
+    local tokens = check_address(address)
     if spent(tokens) then
       put('address', tostring(tokens))
     else
-      put(admit_key(KEYS[k + 1], KEYS[k + 2], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])))
+      put(admit_key(key(i + 2), key(i + 3), words[i + 4], words[i + 5]))
     end
-    k = k + 3
+    i = i + 6
   elseif op == 'K' then
-    put(admit_key(KEYS[k], KEYS[k + 1], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])))
-    k = k + 2
+    put(admit_key(key(i + 1), key(i + 2), words[i + 3], words[i + 4]))
+    i = i + 5
   elseif op == 'F' then
-    local tokens = check_address(KEYS[k])
+    local address = key(i + 1)
+    local tokens = check_address(address)
     if spent(tokens) then
       put('refused', tostring(tokens))
     else
-      put('charged', tostring(charge_address(KEYS[k])))
+      put('charged', tostring(charge_address(address)))
     end
-    k = k + 1
+    i = i + 2
   elseif op == 'C' then
-    put('address', tostring(check_address(KEYS[k])))
-    k = k + 1
+    put('address', tostring(check_address(key(i + 1))))
+    i = i + 2
   elseif op == 'G' then
-    put('charged', tostring(charge_address(KEYS[k])))
-    k = k + 1
+    put('charged', tostring(charge_address(key(i + 1))))
+    i = i + 2
   elseif op == 'R' then
-    refund_key(KEYS[k], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]))
+    refund_key(key(i + 1), words[i + 2], words[i + 3])
     put('done')
-    k = k + 1
+    i = i + 4
   elseif op == 'X' then
-    redis.call('DEL', KEYS[k], KEYS[k + 1])
-    key_states[KEYS[k]] = nil
+    local hash, refusals = key(i + 1), key(i + 2)
+    redis.call('DEL', hash, refusals)
+    key_states[hash] = nil
     put('done')
-    k = k + 2
+    i = i + 3
   else
     return redis.error_reply('unknown limiter operation ' .. tostring(op))
   end
 end
 write_keys()
-return reply
+return table.concat(reply, ' ')
 `;
