@@ -38,7 +38,7 @@ import {
 } from './compare-checks.js';
 import { cpuRatio } from './cpu-report.js';
 import type { RequestSpec } from './load.js';
-import { type LocalService, startLocalService } from './local-service.js';
+import { type LocalService, type LocalServiceOptions, startLocalService } from './local-service.js';
 import { hasTaskset } from './pinning.js';
 import { targetOf } from './run.js';
 import { SCENARIOS } from './scenarios.js';
@@ -232,6 +232,41 @@ interface Running {
   backend: Backend;
   service: LocalService;
   probes: CpuProbe[];
+}
+
+/** What `--checks instructions` may run the service on besides its default (the embedded store, in-memory limits). */
+export const INSTRUCTION_BACKINGS = ['memory', 'redis', 'postgres'] as const;
+export type InstructionBacking = (typeof INSTRUCTION_BACKINGS)[number];
+
+/**
+ * The servers a service counted by `--checks instructions` runs on: `redis` the embedded store with the
+ * Redis limiter, `postgres` a seeded PostgreSQL store with the in-memory limiter, as the backends
+ * check starts them; the service's options, and how to remove what was made.
+ */
+export async function startInstructionBacking(
+  on: InstructionBacking,
+): Promise<{ options: Partial<LocalServiceOptions>; describe: string; stop(): Promise<void> }> {
+  if (on === 'memory') return { options: {}, describe: 'the embedded store, in-memory limits', stop: async () => {} };
+  if (on === 'redis') {
+    const privateRedis = process.env.ANIMAL_STORE_BENCH_REDIS_URL === undefined ? await startPrivateRedis() : undefined;
+    return {
+      options: { redisUrl: privateRedis?.url ?? SHARED_REDIS_URL },
+      describe: 'the embedded store, the Redis limiter',
+      stop: async () => privateRedis?.stop(),
+    };
+  }
+  const seedDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-seed-'));
+  try {
+    await writeSeedLog(seedDir, PETS);
+    const database = await seededDatabase(seedDir);
+    return {
+      options: { databaseUrl: database.url, pets: 0 },
+      describe: 'a PostgreSQL store, in-memory limits',
+      stop: database.drop,
+    };
+  } finally {
+    await rm(seedDir, { recursive: true, force: true });
+  }
 }
 
 /** Starts the four configurations on shared servers; `stop` stops all and removes what they made. */

@@ -21,7 +21,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
 import { backendRows } from './backends-report.js';
-import { compareBackends } from './backends.js';
+import { compareBackends, INSTRUCTION_BACKINGS, type InstructionBacking, startInstructionBacking } from './backends.js';
 import {
   type CompareLoad,
   compareAdmission,
@@ -46,6 +46,7 @@ import {
   hasValgrind,
   INSTRUCTION_CONNECTIONS,
   INSTRUCTION_SCENARIOS,
+  type InstructionFigures,
 } from './instructions.js';
 import { isGeneratorBound, pinGenerator } from './pinning.js';
 import { drawTable, formatNumber } from './report.js';
@@ -59,6 +60,10 @@ const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'l
  * the events' cost, backends needs PostgreSQL and Redis, instructions needs valgrind (and ten minutes).
  */
 const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends', 'instructions', 'side-by-side'] as const;
+function isInstructionBacking(text: string): text is InstructionBacking {
+  return (INSTRUCTION_BACKINGS as readonly string[]).includes(text);
+}
+
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
@@ -85,6 +90,9 @@ Options:
                        warm-up of 12,000 [${DEFAULT_BATCH_REQUESTS}]
   --callgrind-dir DIR  For instructions: keep callgrind's dumps in DIR (callgrind.out.PID.N, one a
                        batch), for callgrind_annotate [a temporary directory, removed]
+  --instructions-on B  For instructions: the service's backends, ${INSTRUCTION_BACKINGS.join(', ')} (the embedded
+                       store with the Redis limiter, or PostgreSQL with in-memory limits, started as
+                       backends starts them) [memory]
   --json FILE          Also write every figure as JSON to FILE
 
 backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
@@ -152,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
       before: { type: 'string' },
       'instruction-requests': { type: 'string' },
       'callgrind-dir': { type: 'string' },
+      'instructions-on': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -173,6 +182,9 @@ async function main(argv: string[]): Promise<number> {
     if (check === 'side-by-side' && !hasWrk())
       throw new TypeError('--checks side-by-side needs wrk (apt-get install wrk)');
   }
+  const instructionsOn = values['instructions-on'] ?? 'memory';
+  if (!isInstructionBacking(instructionsOn))
+    throw new TypeError(`--instructions-on must be one of ${INSTRUCTION_BACKINGS.join(', ')}, not "${instructionsOn}"`);
   const positive = (text: string | undefined, fallback: number, name: string): number => {
     if (text === undefined) return fallback;
     if (!/^[1-9][0-9]*$/.test(text)) throw new TypeError(`${name} must be a positive whole number, not "${text}"`);
@@ -337,13 +349,26 @@ async function main(argv: string[]): Promise<number> {
         continue;
       }
       const batch = positive(values['instruction-requests'], DEFAULT_BATCH_REQUESTS, '--instruction-requests');
-      const results = await countInstructions(INSTRUCTION_SCENARIOS, batch, load.log, values['callgrind-dir']);
+      const backing = await startInstructionBacking(instructionsOn);
+      let results: InstructionFigures[];
+      try {
+        load.log(`instructions: the service on ${backing.describe}`);
+        results = await countInstructions(
+          INSTRUCTION_SCENARIOS,
+          batch,
+          load.log,
+          values['callgrind-dir'],
+          backing.options,
+        );
+      } finally {
+        await backing.stop();
+      }
       figures[check] = results;
       const thousands = (values: readonly number[]): string =>
         values.map((value) => formatNumber(value / 1000, 1)).join(', ');
       for (const result of results)
         rows.push({
-          check: `instructions: ${result.scenario} service / baseline (callgrind)`,
+          check: `instructions: ${result.scenario} service${instructionsOn === 'memory' ? '' : ` (${instructionsOn})`} / baseline (callgrind)`,
           measured: `${result.ratio.toFixed(2)} (thousands a request, ${result.batchRequests} each batch: ${thousands(result.service.batches)} / ${thousands(result.bare.batches)})`,
           target: '(information)',
           pass: true,

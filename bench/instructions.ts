@@ -36,7 +36,7 @@ import { build } from 'esbuild';
 import { startBaseline } from './baseline.js';
 import { captureAnswer, median } from './compare-checks.js';
 import { runLoad, type RequestSpec } from './load.js';
-import { ROOT, startLocalService } from './local-service.js';
+import { type LocalServiceOptions, ROOT, startLocalService } from './local-service.js';
 import { targetOf } from './run.js';
 import { type PreparedScenario, SCENARIOS } from './scenarios.js';
 
@@ -243,14 +243,16 @@ async function countSide(
 
 /**
  * Instructions a request of the service (embedded store with 1,000 pets, durability always, the access
- * log on, the in-memory limiter) and of the bare baseline answering its bytes, for each scenario: one
- * service process for them all (create last, as it grows the store), a baseline for each.
+ * log on, the in-memory limiter, unless `backing` names other servers) and of the bare baseline
+ * answering its bytes, for each scenario: one service process for them all (create last, as it grows
+ * the store), a baseline for each.
  */
 export async function countInstructions(
   scenarios: readonly InstructionScenario[],
   batchRequests: number,
   log: (line: string) => void,
   keepDir?: string,
+  backing: Partial<LocalServiceOptions> = {},
 ): Promise<InstructionFigures[]> {
   // Kept when asked for, for callgrind_annotate (which names node's and V8's own functions, not the JIT's code).
   const outDir = keepDir ?? mkdtempSync(join(tmpdir(), 'animal-store-callgrind-'));
@@ -267,6 +269,7 @@ export async function countInstructions(
       wrapper,
       script: scripts.service,
       nodeArgs: NODE_ARGS,
+      ...backing,
     });
     const results: InstructionFigures[] = [];
     try {

@@ -1,6 +1,6 @@
 // The instructions check's pieces: reading a callgrind dump, and the command it runs node with.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,4 +52,14 @@ test('node under the wrapper writes a dump whose total is readable', { skip: !ha
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('--instructions-on names one of the backings, or the run is refused with exit code 2 naming them', () => {
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'bench/compare.ts', '--checks', 'instructions', '--instructions-on', 'mysql'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /--instructions-on must be one of memory, redis, postgres, not "mysql"/);
 });
