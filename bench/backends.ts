@@ -238,6 +238,19 @@ interface Running {
 export const INSTRUCTION_BACKINGS = ['memory', 'redis', 'postgres'] as const;
 export type InstructionBacking = (typeof INSTRUCTION_BACKINGS)[number];
 
+/** Whether `text` names one of INSTRUCTION_BACKINGS. */
+export function isInstructionBacking(text: string): text is InstructionBacking {
+  return (INSTRUCTION_BACKINGS as readonly string[]).includes(text);
+}
+
+/** The Redis the bench's services use: the one ANIMAL_STORE_BENCH_REDIS_URL names, else one of its own where redis-server is installed, else the machine's. */
+async function benchRedis(): Promise<{ url: string; ownServer: boolean; stop(): Promise<void> }> {
+  const own = process.env.ANIMAL_STORE_BENCH_REDIS_URL === undefined ? await startPrivateRedis() : undefined;
+  return own === undefined
+    ? { url: SHARED_REDIS_URL, ownServer: false, stop: async () => {} }
+    : { url: own.url, ownServer: true, stop: own.stop };
+}
+
 /**
  * The servers a service counted by `--checks instructions` runs on: `redis` the embedded store with the
  * Redis limiter, `postgres` a seeded PostgreSQL store with the in-memory limiter, as the backends
@@ -248,12 +261,8 @@ export async function startInstructionBacking(
 ): Promise<{ options: Partial<LocalServiceOptions>; describe: string; stop(): Promise<void> }> {
   if (on === 'memory') return { options: {}, describe: 'the embedded store, in-memory limits', stop: async () => {} };
   if (on === 'redis') {
-    const privateRedis = process.env.ANIMAL_STORE_BENCH_REDIS_URL === undefined ? await startPrivateRedis() : undefined;
-    return {
-      options: { redisUrl: privateRedis?.url ?? SHARED_REDIS_URL },
-      describe: 'the embedded store, the Redis limiter',
-      stop: async () => privateRedis?.stop(),
-    };
+    const redis = await benchRedis();
+    return { options: { redisUrl: redis.url }, describe: 'the embedded store, the Redis limiter', stop: redis.stop };
   }
   const seedDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-seed-'));
   try {
@@ -276,12 +285,11 @@ async function startBackends(log: (line: string) => void): Promise<{ running: Ru
     for (const step of undo.reverse()) await step().catch(() => {});
   };
   try {
-    // A Redis named by ANIMAL_STORE_BENCH_REDIS_URL is used as it is; else one of the bench's own.
-    const privateRedis = process.env.ANIMAL_STORE_BENCH_REDIS_URL === undefined ? await startPrivateRedis() : undefined;
-    if (privateRedis !== undefined) undo.push(privateRedis.stop);
-    const redisUrl = privateRedis?.url ?? SHARED_REDIS_URL;
+    const redis = await benchRedis();
+    undo.push(redis.stop);
+    const redisUrl = redis.url;
     log(
-      `backends: Redis ${privateRedis === undefined ? `at ${redisUrl} (shared)` : 'of its own'}, PostgreSQL at ${new URL(ADMIN_URL).host}; ${PETS} pets in every store`,
+      `backends: Redis ${redis.ownServer ? 'of its own' : `at ${redisUrl} (shared)`}, PostgreSQL at ${new URL(ADMIN_URL).host}; ${PETS} pets in every store`,
     );
     const seedDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-seed-'));
     undo.push(() => rm(seedDir, { recursive: true, force: true }));

@@ -21,7 +21,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
 import { backendRows } from './backends-report.js';
-import { compareBackends, INSTRUCTION_BACKINGS, type InstructionBacking, startInstructionBacking } from './backends.js';
+import { compareBackends, INSTRUCTION_BACKINGS, isInstructionBacking, startInstructionBacking } from './backends.js';
 import {
   type CompareLoad,
   compareAdmission,
@@ -60,10 +60,6 @@ const CHECKS = ['generator', 'list', 'get', 'deep-page', 'create', 'startup', 'l
  * the events' cost, backends needs PostgreSQL and Redis, instructions needs valgrind (and ten minutes).
  */
 const NAMED_CHECKS = ['create-before', 'create-webhooks', 'backends', 'instructions', 'side-by-side'] as const;
-function isInstructionBacking(text: string): text is InstructionBacking {
-  return (INSTRUCTION_BACKINGS as readonly string[]).includes(text);
-}
-
 /** Scenarios that may be compared with the baseline besides the default two. */
 const RATIO_SCENARIOS = ['list', 'get', 'list-status', 'deep-page', 'unauthorized'] as const;
 
