@@ -26,6 +26,17 @@ function usText(figures: BackendFigures, probe: string): string {
   return us === undefined ? 'not readable from /proc here' : formatMicroseconds(us);
 }
 
+/**
+ * How busy the service kept its core: CPU a request times requests a second. Under 100 % the service
+ * also waited (for Redis, PostgreSQL or the clients), which has so far made each request cost more CPU
+ * (docs/performance.md), so a CPU ratio is read beside it.
+ */
+function busyText(figures: BackendFigures): string {
+  const us = figures.totals.cpuUsPerRequest[SERVICE_PROBE];
+  if (us === undefined) return '';
+  return `, busy ${((us * figures.totals.requestsPerSecond) / 10_000).toFixed(0)} % of its core`;
+}
+
 /** Requests per second, or generator-bound when the generator may have set the pace. */
 function rateText(figures: BackendFigures, ofWhat: string, ratio: number | undefined): string {
   const share = figures.totals.generatorShare;
@@ -43,7 +54,7 @@ export function backendRows(result: BackendsResult): ReportRow[] {
   const rows: ReportRow[] = [
     {
       check: label(bare),
-      measured: `${usText(bare, SERVICE_PROBE)} a request; ${rateText(bare, '', undefined)}`,
+      measured: `${usText(bare, SERVICE_PROBE)} a request${busyText(bare)}; ${rateText(bare, '', undefined)}`,
       target: '(the machine)',
       pass: true,
     },
@@ -52,7 +63,7 @@ export function backendRows(result: BackendsResult): ReportRow[] {
   rows.push({
     check: label(reference),
     measured:
-      `${usText(reference, SERVICE_PROBE)} a request (${ratioText(overBare)} ${BARE}); ` +
+      `${usText(reference, SERVICE_PROBE)} a request${busyText(reference)} (${ratioText(overBare)} ${BARE}); ` +
       rateText(reference, BARE, reference.totals.requestsPerSecond / Math.max(bare.totals.requestsPerSecond, 1e-9)),
     target: '(reference)',
     pass: true,
@@ -65,7 +76,7 @@ export function backendRows(result: BackendsResult): ReportRow[] {
     rows.push({
       check: label(figures),
       measured:
-        `service ${ratioText(figures.serviceCpuRatio)} (${usText(figures, SERVICE_PROBE)} a request)${servers.join('')}; ` +
+        `service ${ratioText(figures.serviceCpuRatio)} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
         `with the servers ${ratioText(figures.allCpuRatio)}; ${rateText(figures, 'the reference', figures.throughputRatio)}`,
       target: target === undefined ? '(information)' : `service ≤ ${target}×`,
       pass: target === undefined || (figures.serviceCpuRatio !== undefined && figures.serviceCpuRatio <= target),
