@@ -32,6 +32,26 @@ async function call(method: string, url: string, body?: unknown): Promise<{ stat
   return { status: response.statusCode, json: await response.body.json() };
 }
 
+interface Attempt {
+  readonly eventId: string;
+  readonly status: number | null;
+  readonly error: string | null;
+}
+
+/** Every attempt of the subscription, page after page: they are listed newest first, 100 at most a page. */
+async function allAttempts(api: string, webhookId: string): Promise<Attempt[]> {
+  const attempts: Attempt[] = [];
+  let next: string | undefined = `/webhooks/${webhookId}/attempts?limit=100`;
+  while (next !== undefined) {
+    const response = await request(`${api}${next.replace(/^\/v1/, '')}`, { headers: AUTH });
+    assert.equal(response.statusCode, 200);
+    attempts.push(...((await response.body.json()) as Attempt[]));
+    const header = response.headers['x-next'];
+    next = typeof header === 'string' ? header : undefined;
+  }
+  return attempts;
+}
+
 test(
   'a SIGKILL right after a receiver answered 200 costs at most a redelivery: every acknowledged event is delivered',
   { timeout: 120_000 },
@@ -86,9 +106,8 @@ test(
           petOf.set(event.id, event.data.id);
           receivedAgain.add(event.data.id);
         }
-        const listed = await call('GET', `${again}/webhooks/${webhookId}/attempts?limit=100`);
         const deliveredByAttempt = new Set<number>();
-        for (const attempt of listed.json as { eventId: string; status: number | null; error: string | null }[]) {
+        for (const attempt of await allAttempts(again, webhookId)) {
           const petId = petOf.get(attempt.eventId);
           assert.ok(petId !== undefined, `an attempt listed for ${attempt.eventId}, which the receiver got`);
           if (attempt.status === 200 && attempt.error === null) deliveredByAttempt.add(petId);
