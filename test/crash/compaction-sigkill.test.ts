@@ -53,7 +53,7 @@ test(
         await writeFile(join(dataDir, 'animals.log'), log);
         const args = ['serve', '--port', '0', '--data-dir', dataDir, '--compact-min-records', '1000'];
         const child = runCli(args, ENV);
-        const apiUrl = await waitForListening(child, 60_000);
+        const apiUrl = await waitForListening(child);
         const agent = new Agent({ connections: IN_FLIGHT });
         const acknowledged = new Map<number, Pet>();
         const creates = sendPetCreates({
@@ -80,7 +80,7 @@ test(
 
         const again = runCli(['serve', '--port', '0', '--data-dir', dataDir], ENV);
         restarted = again;
-        const againUrl = await waitForListening(again, 60_000);
+        const againUrl = await waitForListening(again);
         const reader = new Agent();
         const seeded = await get(againUrl, reader, '/pets?status=sold&limit=1');
         assert.equal(seeded.headers['x-total-count'], String(SEEDED_PETS), `cycle ${cycle}: every seeded pet`);

@@ -73,8 +73,12 @@ export async function waitForMatch(
   assert.fail(`${what === undefined ? '' : `${what}: `}nothing matched ${pattern} in ${read()}`);
 }
 
-/** Waits until the child printed its listening line; resolves with the API address in it. */
-export async function waitForListening(child: Child, timeoutMs = 20_000): Promise<string> {
+/**
+ * Waits until the child printed its listening line; resolves with the API address in it. A start takes
+ * a second or two, but one from the sources (tsx compiling them) on a machine busy with other work has
+ * taken over 20 s: the bound only says when to give up, so it is generous.
+ */
+export async function waitForListening(child: Child, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = /listening on (https?:\/\/\S+)/.exec(child.stdout());
