@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { type Child, runCli, waitForListening } from '../helpers/child.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
@@ -43,7 +43,7 @@ async function allAttempts(api: string, webhookId: string): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
   let next: string | undefined = `/webhooks/${webhookId}/attempts?limit=100`;
   while (next !== undefined) {
-    const response = await request(`${api}${next}`, { headers: AUTH });
+    const response: Dispatcher.ResponseData = await request(`${api}${next}`, { headers: AUTH });
     assert.equal(response.statusCode, 200);
     attempts.push(...((await response.body.json()) as Attempt[]));
     const header = response.headers['x-next'];
