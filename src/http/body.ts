@@ -56,16 +56,21 @@ function checkSingleHeaders(req: IncomingMessage): void {
   for (const name of SINGLE_FIELDS) assertSentOnce(req, name);
 }
 
-/** Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. */
+/**
+ * Reads and parses the JSON body of `req`, refusing it with the contract's 400/413/415 answers. A
+ * request without a body, or with an empty one, gets `whenEmpty` where the route's body is optional.
+ */
 export async function readJsonBody(
   req: IncomingMessage,
   maxBytes: number,
   mediaTypes: readonly string[] = JSON_MEDIA_TYPES,
+  whenEmpty?: object,
 ): Promise<unknown> {
   // Without a body the request is "body missing" (invalid_json) whatever its headers say.
   if (announcesBody(req)) checkSingleHeaders(req);
   const bytes = await readTypedBytes(req, maxBytes, mediaTypes);
   if (bytes.length === 0) {
+    if (whenEmpty !== undefined) return whenEmpty;
     throw new ApiError('invalid_json', 'The request body is missing: send the resource as a JSON object');
   }
   let text: string;

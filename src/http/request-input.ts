@@ -28,7 +28,8 @@ export function readInput(
   // the limits and the Idempotency-Key's claim, so a client refused before gets its final answer
   // without sending the body, and a repeat that arrives after the 100 finds the claim in place.
   if (awaitingContinue.delete(req)) res.writeContinue();
-  if (route.bodyMediaTypes !== undefined) return readJsonBody(req, maxBodyBytes, route.bodyMediaTypes);
+  if (route.bodyMediaTypes !== undefined)
+    return readJsonBody(req, maxBodyBytes, route.bodyMediaTypes, route.bodyOptional ? {} : undefined);
   if (route.method !== 'GET') return skipBody(req, maxBodyBytes);
   return undefined;
 }

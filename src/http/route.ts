@@ -59,6 +59,8 @@ export interface Route extends Readonly<RouteDeclaration> {
   readonly operationId: string;
   /** Media types of the JSON body this route reads; undefined when it takes no body. */
   readonly bodyMediaTypes: readonly string[] | undefined;
+  /** Whether a request may leave the body out (it is then read as `{}`). */
+  readonly bodyOptional: boolean;
   /** Whether the route honours an `Idempotency-Key` header (safe retries of a POST). */
   readonly acceptsIdempotencyKey: boolean;
   /**
@@ -79,6 +81,7 @@ export function defineRoute(declaration: RouteDeclaration): Route {
     ...declaration,
     operationId: operation.operationId,
     bodyMediaTypes: mediaTypes === undefined ? undefined : Object.keys(mediaTypes),
+    bodyOptional: operation.requestBody?.optional === true,
     acceptsIdempotencyKey: operation.acceptsIdempotencyKey === true,
     rememberedStatus: operation.success.status,
   };

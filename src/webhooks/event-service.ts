@@ -81,7 +81,10 @@ export class EventService {
 
   async #targets(owner: string, event: StoredEvent, webhookId: string | undefined): Promise<string[]> {
     if (webhookId !== undefined) {
-      enabled(owned(owner, webhookId, await this.#store.getSubscription(webhookId)), 'redelivered');
+      enabled(
+        owned(owner, webhookId, await this.#store.getSubscription(webhookId)),
+        'no event can be redelivered to it',
+      );
       return [webhookId];
     }
     const targets: string[] = [];

@@ -34,7 +34,8 @@ const Description = Type.String({
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 
 export const NewWebhook = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
+  // null is taken as left out, so that a client may send back the description the API shows it.
+  { url: Url, events: Events, description: Type.Optional(Type.Union([Description, Type.Null()])) },
   { additionalProperties: false, description: 'A subscription to make.' },
 );
 export type NewWebhook = Type.Static<typeof NewWebhook>;

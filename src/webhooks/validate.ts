@@ -21,11 +21,15 @@ const TYPES_RULE = `a non-empty list of distinct event types, each one of ${EVEN
 const URL_RULE = `an absolute http or https URL of at most ${MAX_URL_CHARACTERS} characters`;
 const DESCRIPTION_RULE = `a string of at most ${MAX_DESCRIPTION_CODE_POINTS} characters`;
 
-const NEW_WEBHOOK_RULES: FieldRules = { url: URL_RULE, events: TYPES_RULE, description: DESCRIPTION_RULE };
-const UPDATE_RULES: FieldRules = {
+const NEW_WEBHOOK_RULES: FieldRules = {
   url: URL_RULE,
   events: TYPES_RULE,
   description: `${DESCRIPTION_RULE}, or null`,
+};
+const UPDATE_RULES: FieldRules = {
+  url: URL_RULE,
+  events: TYPES_RULE,
+  description: NEW_WEBHOOK_RULES.description as string,
   status: '"enabled" or "disabled"',
 };
 

@@ -96,3 +96,21 @@ test('the order operations are documented and marked x-stability: beta', async (
       assert.equal(operation.deprecated === true, operation.operationId === 'getPet');
   }
 });
+
+test('every event the service sends is under webhooks, the test event included; a body that may be left out is not required', async () => {
+  const document = await documentOf();
+  assert.deepEqual(Object.keys(document.webhooks).sort(), [
+    'order.created',
+    'order.updated',
+    'pet.created',
+    'pet.updated',
+    'webhook.test',
+  ]);
+  const testEvent = document.webhooks['webhook.test'].post;
+  assert.deepEqual(testEvent.requestBody.content['application/json'].example.data, {
+    webhookId: testEvent.requestBody.content['application/json'].example.data.webhookId,
+  });
+  assert.equal(testEvent.requestBody.content['application/json'].schema.properties.type.const, 'webhook.test');
+  assert.equal(document.paths['/events/{eventId}/redeliver'].post.requestBody.required, false);
+  assert.equal(document.paths['/pets'].post.requestBody.required, true);
+});

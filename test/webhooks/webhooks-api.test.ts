@@ -102,6 +102,13 @@ test('a subscription is made with 201, Location, its secret, and the contract ke
     const { secret: _secret, ...withoutSecret } = webhook;
     assert.deepEqual(read.json, withoutSecret);
     assert.equal((await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`)).status, 204);
+    // A description of null, as the API shows one that was never given, is taken as left out.
+    const withNull = await call(server, 'POST', '/v1/webhooks', {
+      json: { url: `${receiver.url}/hook`, events: ['pet.created'], description: null },
+    });
+    assert.equal(withNull.status, 201);
+    assert.equal((withNull.json as WebhookJson).description, null);
+    await call(server, 'DELETE', `/v1/webhooks/${(withNull.json as WebhookJson).id}`);
   } finally {
     await receiver.close();
   }
@@ -316,6 +323,13 @@ test('a 410 disables the subscription with its reason, and nothing more is sent 
     await createPet(server, { name: 'After', categoryId: 1 });
     const test = await call(server, 'POST', `/v1/webhooks/${webhook.id}/test`);
     assert.equal(test.status, 409);
+    const eventId = String(receiver.requests[0]?.headers['webhook-id']);
+    const redelivery = await call(server, 'POST', `/v1/events/${eventId}/redeliver`, { json: { webhookId: webhook.id } });
+    assert.equal(redelivery.status, 409);
+    assert.equal(
+      (redelivery.json as { message: string }).message,
+      `Webhook ${webhook.id} is disabled, so no event can be redelivered to it; enable it first (PATCH "status": "enabled")`,
+    );
     assert.equal(receiver.requests.length, sent);
   } finally {
     await receiver.close();
@@ -387,6 +401,11 @@ test('a redelivery sends the event again with the same webhook-id', async () => 
     assert.equal(reply.status, 202);
     await eventually(() => receiver.requests.length >= 2, 'the redelivery');
     assert.equal(receiver.requests[1]?.headers['webhook-id'], id);
+    // The body is optional: without one, the event goes to every subscription of the key of its type.
+    const bodyless = await call(server, 'POST', `/v1/events/${id}/redeliver`);
+    assert.equal(bodyless.status, 202, JSON.stringify(bodyless.json));
+    await eventually(() => receiver.requests.length >= 3, 'the redelivery asked without a body');
+    assert.equal(receiver.requests[2]?.headers['webhook-id'], id);
     assert.equal((await call(server, 'POST', '/v1/events/evt_nothere1/redeliver', { json: {} })).status, 404);
     await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`);
   } finally {

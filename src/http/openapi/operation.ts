@@ -26,6 +26,11 @@ export interface RequestBodyDescription {
   schema: TSchema;
   /** The media types the route reads (the dispatcher refuses others with 415), each with its example. */
   mediaTypes: Readonly<Record<string, { example: unknown }>>;
+  /**
+   * Whether the body may be left out: every member of its schema is optional, and a request without a
+   * body (or with an empty one) is read as `{}`, as it would be with an empty object.
+   */
+  optional?: true;
 }
 
 /** The answer of an operation that succeeded. */

@@ -89,11 +89,11 @@ function responsesObject(operation: Operation, answerer: Answerer, deprecation: 
 }
 
 /** The Request Body Object: one entry per media type, each with the same schema and its own example. */
-function requestBodyObject({ schema, mediaTypes }: RequestBodyDescription): Json {
+function requestBodyObject({ schema, mediaTypes, optional }: RequestBodyDescription): Json {
   const written = schemaOrRef(schema);
   const content: Json = {};
   for (const [type, { example }] of Object.entries(mediaTypes)) content[type] = { schema: written, example };
-  return { required: true, content };
+  return { required: optional !== true, content };
 }
 
 /**

@@ -2,7 +2,7 @@
 // top-level `webhooks` (OpenAPI 3.1 §4.8.1): the event as the body, the Standard Webhooks headers, and
 // what the receiver's answers mean (docs/events.md "Delivery").
 import Type, { type TSchema } from 'typebox';
-import { EVENT_TYPES, type EventType } from '../../events/event.js';
+import { type DeliveredEventType, EVENT_TYPES, TEST_EVENT_TYPE } from '../../events/event.js';
 import { Order } from '../../orders/schemas.js';
 import { Pet } from '../../pets/schemas.js';
 import type { WebhookDescription } from '../openapi/document.js';
@@ -34,23 +34,40 @@ const SIGNATURE_HEADERS: Parameter[] = [
   },
 ];
 
-const WHAT: Record<EventType, { summary: string; data: TSchema; dataName: string }> = {
-  'pet.created': { summary: 'An animal was created', data: Pet, dataName: 'the Pet' },
+const SUBSCRIBERS = 'Sent to every enabled webhook subscribed to this type.';
+const ANSWER = 'Answer 2xx within 10 seconds; anything else is retried on the schedule, and 410 disables the webhook.';
+
+const TEST_DATA = Type.Object(
+  { webhookId: Type.String({ pattern: '^wh_', description: 'The webhook the test was asked for.' }) },
+  { additionalProperties: false },
+);
+
+const WHAT: Record<DeliveredEventType, { summary: string; data: TSchema; dataName: string; sentTo: string }> = {
+  'pet.created': { summary: 'An animal was created', data: Pet, dataName: 'the Pet', sentTo: SUBSCRIBERS },
   'pet.updated': {
     summary: "An animal's status moved (an order was placed, delivered or cancelled)",
     data: Pet,
     dataName: 'the Pet after the change',
+    sentTo: SUBSCRIBERS,
   },
-  'order.created': { summary: 'An order was placed', data: Order, dataName: 'the Order' },
+  'order.created': { summary: 'An order was placed', data: Order, dataName: 'the Order', sentTo: SUBSCRIBERS },
   'order.updated': {
     summary: 'An order was delivered or cancelled',
     data: Order,
     dataName: 'the Order after the change',
+    sentTo: SUBSCRIBERS,
+  },
+  [TEST_EVENT_TYPE]: {
+    summary: 'A test of a webhook, asked for with POST /webhooks/{webhookId}/test',
+    data: TEST_DATA,
+    dataName: '`{"webhookId"}`',
+    sentTo:
+      'Sent to the one webhook the test was asked for, whatever its events; never listed in /events, shown in its attempts.',
   },
 };
 
 /** The payload schema of events of `type`. */
-function eventSchema(type: EventType): TSchema {
+function eventSchema(type: DeliveredEventType): TSchema {
   return Type.Object(
     {
       id: Type.String({ pattern: '^evt_', description: 'Unique identifier, the same as the webhook-id header.' }),
@@ -62,15 +79,15 @@ function eventSchema(type: EventType): TSchema {
   );
 }
 
-/** One webhook per event type. */
+/** One webhook per event type, the test event's included. */
 export function eventWebhooks(): WebhookDescription[] {
-  return EVENT_TYPES.map((type) => ({
+  const types: readonly DeliveredEventType[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
+  return types.map((type) => ({
     name: type,
     operation: {
       operationId: `${type.replace('.', '_')}_webhook`,
       summary: WHAT[type].summary,
-      description:
-        'Sent to every enabled webhook subscribed to this type. Answer 2xx within 10 seconds; anything else is retried on the schedule, and 410 disables the webhook.',
+      description: `${WHAT[type].sentTo} ${ANSWER}`,
       parameters: SIGNATURE_HEADERS,
       requestBody: {
         schema: eventSchema(type),

@@ -10,18 +10,19 @@ const WEBHOOK = {
   disabledReason: null,
   createdAt: '2026-11-26T09:30:00.000Z',
 };
+const TEST_EVENT = {
+  id: 'evt_qhzkwmbrtx1025',
+  type: 'webhook.test',
+  timestamp: '2026-11-26T09:32:00.000Z',
+  data: { webhookId: WEBHOOK.id },
+};
 
 export const EXAMPLES = {
   newWebhook: { url: WEBHOOK.url, events: WEBHOOK.events, description: WEBHOOK.description },
   webhook: WEBHOOK,
   webhookWithSecret: { ...WEBHOOK, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwp0bu1ERWtvA=' },
   event: { id: 'evt_qhzkwmbrtx1024', type: 'pet.created', timestamp: '2026-11-26T09:31:00.000Z', data: PET },
-  testEvent: {
-    id: 'evt_qhzkwmbrtx1025',
-    type: 'webhook.test',
-    timestamp: '2026-11-26T09:32:00.000Z',
-    data: { webhookId: WEBHOOK.id },
-  },
+  testEvent: TEST_EVENT,
   attempt: {
     id: 'att_01KAZ3QN0B1C2D3E4F5G6H7J8K',
     eventId: 'evt_qhzkwmbrtx1024',
@@ -55,5 +56,6 @@ export const EXAMPLES = {
       timestamp: '2026-11-26T10:00:00.000Z',
       data: { id: 1, petId: 1, status: 'delivered', createdAt: '2026-11-26T09:40:00.000Z' },
     },
+    'webhook.test': TEST_EVENT,
   },
 } as const;

@@ -321,12 +321,13 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
         operationId: 'redeliverEvent',
         summary: 'Deliver an event again',
         description:
-          "A new delivery, with the whole retry schedule and the same `webhook-id`, to the calling key's enabled webhooks of the event's type, or to the one named.",
+          "A new delivery, with the whole retry schedule and the same `webhook-id`, to the calling key's enabled webhooks of the event's type, or to the one named. The body may be left out.",
         parameters: [EVENT_ID],
         acceptsIdempotencyKey: true,
         requestBody: {
           schema: Redelivery,
           mediaTypes: { 'application/json': { example: { webhookId: EXAMPLES.webhook.id } } },
+          optional: true,
         },
         success: {
           status: 202,
