@@ -36,6 +36,8 @@ import {
   createPetsStatement,
   type NewPetOfBatch,
   FANNED_OUT,
+  idsLockedClause,
+  ORDER_IDS_LOCK,
   orderCounts,
   pagesQuery,
   recordEventsClause,
@@ -218,9 +220,10 @@ export class PostgresStore implements Store {
       if (pet === undefined) throw new TypeError('the rule for placing an order accepted a pet that does not exist');
       const json = storedOrder(0, petId, move.orderStatus, createdAt).json;
       const text = `
-        WITH created AS (
+        WITH ${idsLockedClause(ORDER_IDS_LOCK)},
+        created AS (
           INSERT INTO orders (id, pet_id, status, created_at, json)
-          SELECT next.id, $1, $2, $3, '{"id":' || next.id || $4 FROM (SELECT nextval('order_ids') AS id) AS next
+          SELECT next.id, $1, $2, $3, '{"id":' || next.id || $4 FROM (SELECT nextval('order_ids') AS id FROM ids_locked) AS next
           RETURNING id, json
         ),
         pet AS (UPDATE pets SET status = $5, json = $6 WHERE id = $1),

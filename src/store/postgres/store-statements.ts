@@ -7,6 +7,25 @@ import { PET_STATUSES, type PetStatus } from '../../pets/schemas.js';
 import type { IdempotencyRecord, OrderMove } from '../store.js';
 import { eventCountColumn, orderCountColumn, petCountColumn } from './schema.js';
 
+/**
+ * The advisory locks under which pet and order ids are taken, each held to its transaction's commit.
+ * Listings page in ascending id, and a cursor stands for "after this id": were two transactions to take
+ * ids 7 and 8 and commit 8 first, a page read between the commits would show 8 without 7, and a client
+ * paging at the end of the listing would step over 7 for good. Under the lock, a transaction takes its
+ * ids only once the one before has committed (or rolled back), so an id is visible only after every
+ * lower one. The creates of one turn share one statement (statement-batch.ts), so the lock is taken once
+ * a batch, not once a pet. Any fixed 64-bit numbers, beside the migration lock's.
+ */
+export const PET_IDS_LOCK = '107014665707886';
+export const ORDER_IDS_LOCK = '107014665707887';
+
+/**
+ * A CTE, `ids_locked`, that takes `lock` for the transaction. Materialized and scanned by the query that
+ * calls nextval, so that the lock is held before the first id is taken.
+ */
+export const idsLockedClause = (lock: string): string =>
+  `ids_locked AS MATERIALIZED (SELECT pg_advisory_xact_lock(${lock}))`;
+
 /** The text after `{"id":N` of an item's JSON: ids come from the database, the rest from the request. */
 export const afterId = (json: string): string => json.slice(json.indexOf(','));
 
@@ -62,7 +81,7 @@ export function pagesQuery<S extends string>(
 
 /**
  * The statement that creates a batch of pets (statement-batch.ts), each as its own create would: an id
- * from the sequence (in the order asked), its row, its count, its Idempotency-Key answer when it has
+ * from the sequence (in the order asked, under PET_IDS_LOCK), its row, its count, its Idempotency-Key answer when it has
  * one, its `pet.created` event (positions in the same order) and that event's deliveries, all in one
  * transaction. Parameters: `$1` category ids, `$2` statuses, `$3` each pet's JSON after its id, joined by
  * ITEM_SEPARATOR (one text: JSON in an array would be escaped and unescaped), `$4` each create's time
@@ -82,8 +101,9 @@ export function createPetsStatement(statuses: readonly PetStatus[] = PET_STATUSE
                            $6::text[], $7::text[], $8::text[], $9::int[], $10::bigint[])
         WITH ORDINALITY AS i (category_id, status, after_id, at_ms, at_text, scope, key, fingerprint, answer, expires_at, n)
     ),
+    ${idsLockedClause(PET_IDS_LOCK)},
     -- Ids in the order asked: nextval is evaluated after the sort.
-    numbered AS MATERIALIZED (SELECT i.*, nextval('pet_ids') AS id FROM input AS i ORDER BY i.n),
+    numbered AS MATERIALIZED (SELECT i.*, nextval('pet_ids') AS id FROM input AS i, ids_locked ORDER BY i.n),
     created AS (
       INSERT INTO pets (id, category_id, status, json)
       SELECT id, category_id, status, '{"id":' || id || after_id FROM numbered
