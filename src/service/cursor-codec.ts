@@ -105,7 +105,7 @@ export class CursorCodec {
 }
 
 /** The refusal of a cursor: the message names the cursor (the value at fault) in the domain's words. */
-function invalidCursor(reason: string): ApiError {
+export function invalidCursor(reason: string): ApiError {
   return new ApiError('invalid_cursor', `The cursor ${reason}; start again from the first page without a cursor`, [
     { path: 'cursor', message: `"cursor" ${reason}` },
   ]);

@@ -26,6 +26,12 @@ export interface AttemptedEvent {
   readonly type: DeliveredEventType;
 }
 
+/** An attempt's time from its JSON, in ms; null when it has none (records of early releases). */
+export function attemptedAtOf(json: string): number | null {
+  const { attemptedAt } = JSON.parse(json) as { attemptedAt: string | null };
+  return attemptedAt === null ? null : Date.parse(attemptedAt);
+}
+
 /** The `error` an attempt lists: none when it delivered, else the transport's reason or the status it got. */
 export function attemptError(facts: AttemptFacts, delivered: boolean): string | null {
   if (delivered) return null;

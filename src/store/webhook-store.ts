@@ -45,10 +45,25 @@ export interface Subscription {
 /** A subscription before the store gave it its place. */
 export type NewSubscription = Omit<Subscription, 'seq'>;
 
+/**
+ * Where an attempt stands in the listing of attempts, newest first: by the time it was made, then, for
+ * attempts made in the same millisecond, by the order they were recorded (`seq`). Attempts are recorded
+ * once their answer is in, so the order of recording alone would put an attempt to a slow receiver
+ * after later ones to a fast receiver, or, with many instances, after another instance's later ones.
+ * `atMs` undefined: a position of an earlier release, which gave the place in the order of recording
+ * only; the store reads the time of that attempt.
+ */
+export interface AttemptPosition {
+  readonly atMs: number | undefined;
+  readonly seq: number;
+}
+
 /** An attempt to deliver an event to a subscription, as `GET /webhooks/{id}/attempts` shows it. */
 export interface Attempt {
-  /** Position in the order attempts were recorded; internal (attempts list newest first). */
+  /** Position in the order attempts were recorded; internal. */
   readonly seq: number;
+  /** When it was made (`attemptedAt`), in whole ms: the listing's order, with `seq` (AttemptPosition). */
+  readonly atMs: number;
   readonly id: string;
   readonly subscriptionId: string;
   /** `{"id","eventId","type","attemptedAt","status","error","durationMs","nextAttemptAt","response"}`. */
@@ -167,8 +182,8 @@ export interface WebhookStore {
     decide: (current: Subscription | undefined) => void,
     remember?: (count: number) => RememberedWrite,
   ): Promise<number>;
-  /** The attempts of subscription `id`, newest first, `beforeSeq` exclusive (undefined: from the newest). */
-  pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Awaitable<Page<Attempt>>;
+  /** The attempts of subscription `id`, newest first (AttemptPosition), after `before` (undefined: from the newest). */
+  pageAttempts(id: string, before: AttemptPosition | undefined, limit: number): Awaitable<Page<Attempt>>;
 
   /**
    * Takes up to `max` deliveries due at `nowMs` for this worker until `nowMs + leaseMs` (on a shared store

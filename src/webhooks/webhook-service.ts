@@ -8,9 +8,10 @@ import { ApiError } from '../core/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../core/schemas.js';
 import type { StoredEvent } from '../events/event.js';
 import type { Arrival, Idempotency } from '../idempotency/idempotency.js';
-import type { CursorCodec } from '../service/cursor-codec.js';
+import { type CursorCodec, invalidCursor } from '../service/cursor-codec.js';
 import type { Page } from '../store/store.js';
 import type {
+  AttemptPosition,
   NewSubscription,
   RememberedWrite,
   Subscription,
@@ -176,14 +177,20 @@ export class WebhookService {
     owned(owner, id, await this.#store.getSubscription(id));
     const query = validateWebhookListQuery(rawQuery);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const beforeSeq = query.cursor === undefined ? undefined : this.#cursors.read(query.cursor, 'attempts', id);
-    const page: Page<{ seq: number; json: string }> = await this.#store.pageAttempts(id, beforeSeq, limit);
+    const before =
+      query.cursor === undefined
+        ? undefined
+        : attemptPosition(this.#cursors.readPosition(query.cursor, 'attempts', id));
+    const page: Page<{ seq: number; atMs: number; json: string }> = await this.#store.pageAttempts(id, before, limit);
     const last = page.items[page.items.length - 1];
     return {
       items: page.items,
       total: page.total,
       limit,
-      next: page.more && last !== undefined ? this.#cursors.issue('attempts', id, last.seq) : undefined,
+      next:
+        page.more && last !== undefined
+          ? this.#cursors.issuePosition('attempts', id, `${last.atMs}.${last.seq}`)
+          : undefined,
     };
   }
 
@@ -202,6 +209,16 @@ export class WebhookService {
     );
     return outcome.replayed ? { json: outcome.body, replayed: true } : { json: answer(outcome.item), replayed: false };
   }
+}
+
+/**
+ * The position an attempts cursor carries: `time.seq` (AttemptPosition), or the bare seq of the cursors
+ * of earlier releases, which listed attempts in the order they were recorded.
+ */
+function attemptPosition(text: string): AttemptPosition {
+  const match = /^(?:(0|[1-9][0-9]{0,15})\.)?(0|[1-9][0-9]{0,15})$/.exec(text);
+  if (match === null) throw invalidCursor('was not issued for this listing');
+  return { atMs: match[1] === undefined ? undefined : Number(match[1]), seq: Number(match[2]) };
 }
 
 /** `subscription` when it exists and belongs to `owner`; to any other key it does not exist. */

@@ -4,6 +4,7 @@ import { eventId } from '../../events/event-id.js';
 import type { DeliveredEventType } from '../../events/event.js';
 import { type AttemptFacts, attemptJson } from '../attempt-json.js';
 import type { Page } from '../store.js';
+import type { AttemptPosition } from '../webhook-store.js';
 
 /** Attempts kept per subscription; older ones are forgotten (docs/events.md). */
 export const MAX_ATTEMPTS_KEPT = 1000;
@@ -24,12 +25,18 @@ export interface AttemptKeptAsFacts extends AttemptFacts {
   readonly nextAttemptAtMs: number | null;
 }
 
-/** An attempt as the records of earlier releases hold it: rendered. */
+/** An attempt as the records of earlier releases hold it: rendered, with its time read from the JSON. */
 export interface AttemptKeptAsJson {
   readonly seq: number;
   readonly eventSeq: number;
   readonly id: string;
+  readonly attemptedAtMs: number;
   readonly json: string;
+}
+
+/** Whether `a` is listed after `b` (is older), in the order of AttemptPosition. */
+function isOlder(a: LoggedAttempt, atMs: number, seq: number): boolean {
+  return a.attemptedAtMs < atMs || (a.attemptedAtMs === atMs && a.seq < seq);
 }
 
 /** The JSON `attempt` is listed with; `letters` are the store's (eventIdLetters of its cursor secret). */
@@ -39,7 +46,15 @@ export function renderedAttempt(letters: string, attempt: LoggedAttempt): string
   return attemptJson(attempt, event, attempt.delivered, attempt.nextAttemptAtMs);
 }
 
-/** One subscription's attempts, oldest first in memory. */
+/** The index of the attempt recorded first (the lowest seq): near the start, where the oldest are. */
+function earliestRecorded(attempts: readonly LoggedAttempt[]): number {
+  let earliest = 0;
+  for (let index = 1; index < attempts.length; index++)
+    if ((attempts[index] as LoggedAttempt).seq < (attempts[earliest] as LoggedAttempt).seq) earliest = index;
+  return earliest;
+}
+
+/** One subscription's attempts, oldest first in memory (AttemptPosition's order). */
 export class AttemptLog {
   #attempts: LoggedAttempt[] = [];
 
@@ -47,20 +62,28 @@ export class AttemptLog {
     return this.#attempts.length;
   }
 
-  /** Keeps an attempt (seqs grow as attempts are recorded), forgetting the oldest beyond the limit. */
+  /**
+   * Keeps an attempt in its place (most often the last: attempts are recorded about when they are made),
+   * forgetting the ones recorded longest ago beyond the limit, as PostgreSQL does.
+   */
   add(attempt: LoggedAttempt): void {
     const attempts = this.#attempts;
     let index = attempts.length;
-    while (index > 0 && (attempts[index - 1] as LoggedAttempt).seq > attempt.seq) index--;
+    while (index > 0 && !isOlder(attempts[index - 1] as LoggedAttempt, attempt.attemptedAtMs, attempt.seq)) index--;
     attempts.splice(index, 0, attempt);
-    if (attempts.length > MAX_ATTEMPTS_KEPT) attempts.splice(0, attempts.length - MAX_ATTEMPTS_KEPT);
+    while (attempts.length > MAX_ATTEMPTS_KEPT) attempts.splice(earliestRecorded(attempts), 1);
   }
 
-  /** Up to `limit` attempts before `beforeSeq` (undefined: from the newest), newest first. */
-  page(beforeSeq: number | undefined, limit: number): Page<LoggedAttempt> {
+  /** Up to `limit` attempts after `before` (undefined: from the newest), newest first. */
+  page(before: AttemptPosition | undefined, limit: number): Page<LoggedAttempt> {
     const attempts = this.#attempts;
     let index = attempts.length - 1;
-    if (beforeSeq !== undefined) while (index >= 0 && (attempts[index] as LoggedAttempt).seq >= beforeSeq) index--;
+    if (before !== undefined) {
+      // A position of an earlier release names an attempt by its seq alone; one forgotten since ends the listing.
+      const atMs = before.atMs ?? attempts.find((attempt) => attempt.seq === before.seq)?.attemptedAtMs;
+      if (atMs === undefined) index = -1;
+      else while (index >= 0 && !isOlder(attempts[index] as LoggedAttempt, atMs, before.seq)) index--;
+    }
     const items: LoggedAttempt[] = [];
     for (; index >= 0 && items.length < limit; index--) items.push(attempts[index] as LoggedAttempt);
     return { items, more: index >= 0, total: attempts.length };

@@ -10,6 +10,7 @@ import type { AttemptFacts } from '../attempt-json.js';
 import type { Page } from '../store.js';
 import type {
   Attempt,
+  AttemptPosition,
   AttemptResult,
   DeliveryStats,
   DueDelivery,
@@ -197,12 +198,13 @@ export class EmbeddedWebhooks implements WebhookStore {
     });
   }
 
-  pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Page<Attempt> {
-    const page = this.#state.webhooks.subscriptions.get(id)?.attempts.page(beforeSeq, limit);
+  pageAttempts(id: string, before: AttemptPosition | undefined, limit: number): Page<Attempt> {
+    const page = this.#state.webhooks.subscriptions.get(id)?.attempts.page(before, limit);
     if (page === undefined) return NO_ATTEMPTS;
     // Rendered now, not when recorded: most attempts are never listed.
     const items = page.items.map((attempt) => ({
       seq: attempt.seq,
+      atMs: attempt.attemptedAtMs,
       id: attempt.id,
       subscriptionId: id,
       json: renderedAttempt(this.#letters, attempt),

@@ -4,6 +4,7 @@
 // every enabled subscription of its type, due at the event's time. What decides (who may, when to
 // retry) lives above the store; this only carries out the records.
 import { type EventDraft, type EventType, TEST_EVENT_TYPE } from '../../events/event.js';
+import { attemptedAtOf } from '../attempt-json.js';
 import type { Subscription } from '../webhook-store.js';
 import type { LoggedAttempt } from './attempt-log.js';
 import type { PendingDelivery } from './delivery-queue.js';
@@ -337,7 +338,10 @@ function loggedAttempt(
   event: LoggedEvent | undefined,
 ): LoggedAttempt | undefined {
   const { seq, eventSeq, attempt } = change;
-  if (isRenderedAttempt(attempt)) return { seq, eventSeq, id: attempt.id, json: attempt.json };
+  if (isRenderedAttempt(attempt)) {
+    const attemptedAtMs = attemptedAtOf(attempt.json) ?? event?.atMs ?? 0;
+    return { seq, eventSeq, id: attempt.id, attemptedAtMs, json: attempt.json };
+  }
   if (event === undefined) return undefined;
   return {
     seq,

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { eventId, eventIdLetters } from '../../events/event-id.js';
 import { type DeliveredEventType, eventJson, TEST_EVENT_TYPE } from '../../events/event.js';
+import { attemptedAtOf } from '../attempt-json.js';
 import type { Subscription } from '../webhook-store.js';
 import { COUNTED_EVENT_TYPES, eventCountColumn } from './schema.js';
 import { subscriptionParams } from './webhook-rows.js';
@@ -70,12 +71,6 @@ function nextAfter(next: number, items: readonly { seq: number }[]): number {
   return Math.max(highest + 1, 1);
 }
 
-/** An attempt's time, from its JSON; null when it has none (its event's time is taken then). */
-function attemptedAtMs(json: string): number | null {
-  const { attemptedAt } = JSON.parse(json) as { attemptedAt: string | null };
-  return attemptedAt === null ? null : Date.parse(attemptedAt);
-}
-
 /**
  * Inserts the webhook half inside the caller's transaction: every event in this one transaction, so
  * all share one xid and /events lists them in the order of their positions, all listable once it
@@ -128,7 +123,8 @@ export async function copyWebhooks(
       batch.map((attempt) => attempt.id),
       batch.map((attempt) => attempt.subscriptionId),
       batch.map((attempt) => attempt.eventSeq),
-      batch.map((attempt) => attemptedAtMs(attempt.json)),
+      // An attempt without a time (records of early releases) takes its event's.
+      batch.map((attempt) => attemptedAtOf(attempt.json)),
       batch.map((attempt) => attempt.delivered),
       batch.map((attempt) => attempt.json),
     ],

@@ -108,16 +108,23 @@ export const SQL = {
     )
     SELECT count(*) AS count FROM queued`,
   remember: `WITH ${rememberClause(1)} SELECT 1`,
-  /** Only the newest ATTEMPTS_KEPT: those past them may not have been deleted yet (TRIM_EVERY). */
+  /**
+   * Only the ATTEMPTS_KEPT recorded last: those before them may not have been deleted yet (TRIM_EVERY).
+   * Newest first by time, then seq (AttemptPosition), after ($2 time, $3 seq); a $2 of null (a
+   * position of an earlier release, a seq alone) takes the time of attempt $3, and ends the listing
+   * when that attempt is gone. At most ATTEMPTS_KEPT rows of the index on (webhook_id, seq) are sorted.
+   */
   pageAttempts: `
-    WITH kept AS (SELECT ${OLDEST_KEPT} AS seq)
-    SELECT t.total, a.seq, a.id, a.json
+    WITH kept AS (SELECT ${OLDEST_KEPT} AS seq),
+    after AS (SELECT coalesce($2::bigint, (SELECT at_ms FROM attempts WHERE seq = $3 AND webhook_id = $1), -1) AS at_ms)
+    SELECT t.total, a.seq, a.at_ms, a.id, a.json
       FROM (SELECT count(*) AS total FROM attempts, kept WHERE webhook_id = $1 AND attempts.seq >= kept.seq) AS t
       LEFT JOIN LATERAL (
-        SELECT x.seq, x.id, x.json FROM attempts AS x, kept
-         WHERE x.webhook_id = $1 AND x.seq < $2 AND x.seq >= kept.seq ORDER BY x.seq DESC LIMIT $3
+        SELECT x.seq, x.at_ms, x.id, x.json FROM attempts AS x, kept, after
+         WHERE x.webhook_id = $1 AND x.seq >= kept.seq AND (x.at_ms, x.seq) < (after.at_ms, $3::bigint)
+         ORDER BY x.at_ms DESC, x.seq DESC LIMIT $4
       ) AS a ON true
-     ORDER BY a.seq DESC`,
+     ORDER BY a.at_ms DESC, a.seq DESC`,
 
   /**
    * Takes due deliveries as graphile-worker and pg-boss take jobs: rows locked FOR UPDATE SKIP LOCKED

@@ -12,6 +12,7 @@ import { type StoredEvent, TEST_EVENT_TYPE, eventJson } from '../../events/event
 import type { Page } from '../store.js';
 import type {
   Attempt,
+  AttemptPosition,
   EventPage,
   EventPageRequest,
   NewSubscription,
@@ -249,13 +250,20 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
     return count;
   }
 
-  async pageAttempts(id: string, beforeSeq: number | undefined, limit: number): Promise<Page<Attempt>> {
+  async pageAttempts(id: string, before: AttemptPosition | undefined, limit: number): Promise<Page<Attempt>> {
     if (!storable(id)) return { items: [], more: false, total: 0 };
-    const rows = await this.#database.query<{ total: string; seq: string | null; id: string; json: string }>(
-      statement('pageAttempts', [id, beforeSeq ?? NEWEST, limit + 1]),
-    );
+    const after = before === undefined ? [NEWEST, NEWEST] : [before.atMs ?? null, before.seq];
+    const rows = await this.#database.query<{
+      total: string;
+      seq: string | null;
+      at_ms: string;
+      id: string;
+      json: string;
+    }>(statement('pageAttempts', [id, ...after, limit + 1]));
     return pageOf(rows, limit, (row) =>
-      row.seq === null ? undefined : { seq: Number(row.seq), id: row.id, subscriptionId: id, json: row.json },
+      row.seq === null
+        ? undefined
+        : { seq: Number(row.seq), atMs: Number(row.at_ms), id: row.id, subscriptionId: id, json: row.json },
     );
   }
 

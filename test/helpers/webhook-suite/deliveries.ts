@@ -265,7 +265,8 @@ export function deliveryTests(open: OpenStore): void {
       );
       assert.equal(first.more, true);
       assert.equal(first.total, 3);
-      const rest = await store.webhooks.pageAttempts(subscription.id, first.items[1]?.seq, 2);
+      const last = first.items[1];
+      const rest = await store.webhooks.pageAttempts(subscription.id, last && { atMs: last.atMs, seq: last.seq }, 2);
       assert.deepEqual(
         rest.items.map((attempt) => attempt.json),
         [made[0]],
@@ -273,6 +274,46 @@ export function deliveryTests(open: OpenStore): void {
       assert.equal(rest.more, false);
       assert.equal(rest.total, 3);
       assert.ok(first.items.every((attempt) => attempt.id.startsWith('att_')));
+    }));
+
+  test('attempts are listed by the time they were made, not the order their answers came in', () =>
+    withStore(open, async ({ store }) => {
+      const subscription = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      for (let index = 0; index < 4; index++) await createPet(store, atMs, `Pet ${index}`);
+      const deliveries = await store.webhooks.claimDue(atMs, 4, LONG_LEASE_MS, 10, new Map());
+      assert.equal(deliveries.length, 4);
+      // Made at +30, +10, +20 and +20 ms, and recorded (answered) in this order: the one made last, first.
+      const madeAt = [30, 10, 20, 20];
+      const results = deliveries.map((delivery, index) =>
+        attemptResult(delivery, atMs + (madeAt[index] as number), { status: 500, nextAttemptAtMs: atMs + 60_000 }),
+      );
+      const [at30, at10, at20, at20Later] = results.map(expectedAttemptJson);
+      for (const result of results) await store.webhooks.finishAttempt(result);
+      const all = await store.webhooks.pageAttempts(subscription.id, undefined, 10);
+      // Newest first; of the two made in one millisecond, the one recorded last first.
+      assert.deepEqual(
+        all.items.map((attempt) => attempt.json),
+        [at30, at20Later, at20, at10],
+      );
+      assert.deepEqual(
+        all.items.map((attempt) => attempt.atMs),
+        [30, 20, 20, 10].map((ms) => atMs + ms),
+      );
+      const first = await store.webhooks.pageAttempts(subscription.id, undefined, 2);
+      const last = first.items[1];
+      assert.ok(last !== undefined && first.more);
+      const rest = await store.webhooks.pageAttempts(subscription.id, { atMs: last.atMs, seq: last.seq }, 2);
+      assert.deepEqual(
+        rest.items.map((attempt) => attempt.json),
+        [at20, at10],
+      );
+      assert.equal(rest.more, false);
+      // A position of an earlier release: the seq alone, whose time the store looks up.
+      const fromSeq = await store.webhooks.pageAttempts(subscription.id, { atMs: undefined, seq: last.seq }, 2);
+      assert.deepEqual(fromSeq.items, rest.items);
+      const gone = await store.webhooks.pageAttempts(subscription.id, { atMs: undefined, seq: 1_000_000 }, 2);
+      assert.deepEqual(gone.items, [], 'a position of an attempt no longer kept ends the listing');
     }));
 
   test('sendTest records a webhook.test event delivered to that one subscription, whatever its types', () =>
