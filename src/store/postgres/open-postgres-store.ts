@@ -151,7 +151,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     database,
     cursorSecret,
     keys: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
-    idempotency: new PostgresIdempotencyTable(pool),
+    idempotency: new PostgresIdempotencyTable(pool, channel.instance),
     webhooks,
     onClose: async () => {
       clearInterval(sweeper);
