@@ -18,10 +18,9 @@ import { bodyFingerprint } from './canonical-json.js';
 /** How long an answer is remembered: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a claim may outlive an instance that died holding it: longer than any request may take (a
- * whole request must arrive within the request timeout, 30 s by default, and a store call has its own
- * timeout), so a live claim never lapses, and a dead one blocks retries of its key for two minutes at
- * most. A store that can tell a dead instance's claims (PostgreSQL: docs/scaling.md) frees them sooner.
+ * How long a claim outlives an instance that died holding it: longer than any request may take (a whole
+ * request must arrive within the request timeout, 30 s by default, and a store call has its own timeout),
+ * so a live claim never lapses, and a dead one blocks retries of its key for two minutes at most.
  */
 export const CLAIM_LEASE_MS = 2 * 60 * 1000;
 

@@ -11,11 +11,6 @@
 // the commit and the NOTIFY leaves the others to find the deliveries on their timer, later but surely.
 // The announcing instance's own watchers are told at once, not when its notice comes back through the
 // server: each notice carries its instance's token, and an instance does not tell its own twice.
-//
-// The same connection holds the instance's life lock, a session advisory lock keyed by its token, for as
-// long as the instance lives: the server lets go of it the moment the process dies (its connection
-// closes), so other instances can tell a claim left by a dead instance from one still in flight
-// (idempotency-table.ts).
 import { randomUUID } from 'node:crypto';
 import { Client, type ClientConfig, type Pool } from 'pg';
 import { DELIVERIES_CHANNEL } from './schema.js';
@@ -23,14 +18,11 @@ import { DELIVERIES_CHANNEL } from './schema.js';
 /** Wait before opening a lost listening connection again. */
 const RELISTEN_MS = 1000;
 
-/** The first key of every instance's life lock (two 32-bit keys: the second is the hash of its token). */
-export const LIFE_LOCK_CLASS = 1752457574;
-
 /** The deliveries channel of one store: its listening connection, its watchers, and its announcements. */
 export class DeliveryChannel {
   readonly #config: ClientConfig;
   readonly #pool: Pool;
-  /** The payload of this instance's notices, by which it knows them when they come back; its life lock's key. */
+  /** The payload of this instance's notices, by which it knows them when they come back. */
   readonly #token = randomUUID();
   /** One entry per `watch` call, so the same function watching twice is told twice and stopped once each. */
   readonly #watchers = new Set<{ onChange: () => void }>();
@@ -46,11 +38,6 @@ export class DeliveryChannel {
   constructor(config: ClientConfig, pool: Pool) {
     this.#config = config;
     this.#pool = pool;
-  }
-
-  /** What names this instance: its life lock is held while the instance lives. */
-  get instance(): string {
-    return this.#token;
   }
 
   /** Starts listening; resolves once it listens, or once a first failure has been met (it then retries on its own). */
@@ -135,8 +122,6 @@ export class DeliveryChannel {
     listener
       .connect()
       .then(() => listener.query(`LISTEN ${DELIVERIES_CHANNEL}`))
-      // Back after a loss, the server may not have seen the old connection close yet: this waits for it.
-      .then(() => listener.query(`SELECT pg_advisory_lock(${LIFE_LOCK_CLASS}, hashtext($1))`, [this.#token]))
       .then(() => {
         settled();
         // Closed while it connected: it ends here. Back after a loss: what happened meanwhile was not heard.

@@ -151,7 +151,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     database,
     cursorSecret,
     keys: new PostgresKeyTable(pool, connectionConfig(databaseUrl)),
-    idempotency: new PostgresIdempotencyTable(pool, channel.instance),
+    idempotency: new PostgresIdempotencyTable(pool),
     webhooks,
     onClose: async () => {
       clearInterval(sweeper);
