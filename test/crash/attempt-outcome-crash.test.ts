@@ -41,9 +41,10 @@ interface Attempt {
 /** Every attempt of the subscription, page after page: they are listed newest first, 100 at most a page. */
 async function allAttempts(api: string, webhookId: string): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
-  let next: string | undefined = `/webhooks/${webhookId}/attempts?limit=100`;
+  let next: string | undefined = `webhooks/${webhookId}/attempts?limit=100`;
   while (next !== undefined) {
-    const response: Dispatcher.ResponseData = await request(`${api}${next}`, { headers: AUTH });
+    // X-Next is a path from the host's root (base path included); the first page's is relative to the API.
+    const response: Dispatcher.ResponseData = await request(new URL(next, `${api}/`).href, { headers: AUTH });
     assert.equal(response.statusCode, 200);
     attempts.push(...((await response.body.json()) as Attempt[]));
     const header = response.headers['x-next'];
