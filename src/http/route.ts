@@ -77,11 +77,17 @@ export function defineRoute(declaration: RouteDeclaration): Route {
     throw new TypeError(`route ${declaration.method} ${declaration.path} has no OpenAPI description (operation)`);
   }
   const mediaTypes = operation.requestBody?.mediaTypes;
+  const bodyOptional = operation.requestBody?.optional === true;
+  // A body left out is read as {}: only a schema whose every member is optional takes that.
+  const required: unknown = (operation.requestBody?.schema as { required?: unknown } | undefined)?.required;
+  if (bodyOptional && Array.isArray(required) && required.length > 0) {
+    throw new TypeError(`route ${declaration.method} ${declaration.path} has an optional body with required members`);
+  }
   return {
     ...declaration,
     operationId: operation.operationId,
     bodyMediaTypes: mediaTypes === undefined ? undefined : Object.keys(mediaTypes),
-    bodyOptional: operation.requestBody?.optional === true,
+    bodyOptional,
     acceptsIdempotencyKey: operation.acceptsIdempotencyKey === true,
     rememberedStatus: operation.success.status,
   };

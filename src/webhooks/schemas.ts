@@ -31,11 +31,13 @@ const Description = Type.String({
   maxLength: MAX_DESCRIPTION_CODE_POINTS,
   description: 'Free text for the subscription, for its owner.',
 });
+/** A description or null: as the API shows one never given, and as a client may send it back. */
+const DescriptionOrNull = Type.Union([Description, Type.Null()]);
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 
 export const NewWebhook = Type.Object(
   // null is taken as left out, so that a client may send back the description the API shows it.
-  { url: Url, events: Events, description: Type.Optional(Type.Union([Description, Type.Null()])) },
+  { url: Url, events: Events, description: Type.Optional(DescriptionOrNull) },
   { additionalProperties: false, description: 'A subscription to make.' },
 );
 export type NewWebhook = Type.Static<typeof NewWebhook>;
@@ -44,7 +46,7 @@ export const WebhookUpdate = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(Events),
-    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    description: Type.Optional(DescriptionOrNull),
     status: Type.Optional(WebhookStatus),
   },
   { additionalProperties: false, description: 'Changes to a subscription; members left out stay as they are.' },
@@ -55,7 +57,7 @@ const webhookProperties = {
   id: Type.String({ pattern: '^wh_', description: 'Unique identifier: `wh_` and a unique string.' }),
   url: Url,
   events: Events,
-  description: Type.Union([Description, Type.Null()]),
+  description: DescriptionOrNull,
   status: WebhookStatus,
   disabledReason: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the subscription was disabled; null while it is enabled.',

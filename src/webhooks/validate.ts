@@ -26,12 +26,7 @@ const NEW_WEBHOOK_RULES: FieldRules = {
   events: TYPES_RULE,
   description: `${DESCRIPTION_RULE}, or null`,
 };
-const UPDATE_RULES: FieldRules = {
-  url: URL_RULE,
-  events: TYPES_RULE,
-  description: NEW_WEBHOOK_RULES.description as string,
-  status: '"enabled" or "disabled"',
-};
+const UPDATE_RULES: FieldRules = { ...NEW_WEBHOOK_RULES, status: '"enabled" or "disabled"' };
 
 const checkNewWebhook = createValidator(NewWebhook, 'the webhook', NEW_WEBHOOK_RULES);
 const checkUpdate = createValidator(WebhookUpdate, 'the webhook update', UPDATE_RULES);

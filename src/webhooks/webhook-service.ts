@@ -215,7 +215,7 @@ export class WebhookService {
  * The position an attempts cursor carries: `time.seq` (AttemptPosition), or the bare seq of the cursors
  * of earlier releases, which listed attempts in the order they were recorded.
  */
-function attemptPosition(text: string): AttemptPosition {
+export function attemptPosition(text: string): AttemptPosition {
   const match = /^(?:(0|[1-9][0-9]{0,15})\.)?(0|[1-9][0-9]{0,15})$/.exec(text);
   if (match === null) throw invalidCursor('was not issued for this listing');
   return { atMs: match[1] === undefined ? undefined : Number(match[1]), seq: Number(match[2]) };

@@ -145,6 +145,22 @@ test('a route without its description does not type-check, and is refused when b
   );
 });
 
+test('a body that may be left out (read as {}) must have no required member', () => {
+  const optionalNewPet = (): Route =>
+    defineRoute({
+      method: 'POST',
+      path: '/things',
+      operation: described('makeThing', {
+        requestBody: { schema: NewPet, mediaTypes: { 'application/json': { example: {} } }, optional: true },
+      }),
+      handle: answerNothing,
+    });
+  assert.throws(optionalNewPet, /POST \/things has an optional body with required members/);
+  const redeliver = routes.find((route) => route.operationId === 'redeliverEvent');
+  assert.equal(redeliver?.bodyOptional, true);
+  assert.equal(routes.find((route) => route.operationId === 'createPet')?.bodyOptional, false);
+});
+
 test("a description whose path parameters are not the path's, or that says a status twice, is refused at build", () => {
   const wrongParameter = defineRoute({
     method: 'GET',

@@ -301,6 +301,17 @@ test('a failed delivery is retried with the same webhook-id, and every attempt i
     assert.equal(typeof oldest?.error, 'string');
     assert.equal(typeof oldest?.nextAttemptAt, 'string');
     assert.equal(oldest?.response, 'not yet');
+    // Page by page, one a page, following X-Next: the same attempts in the same order.
+    const paged: Array<Record<string, unknown>> = [];
+    let next: string | undefined = `/v1/webhooks/${webhook.id}/attempts?limit=1`;
+    while (next !== undefined) {
+      const page = await call(server, 'GET', next);
+      assert.equal(page.status, 200);
+      paged.push(...(page.json as typeof attempts));
+      const header = page.headers['x-next'];
+      next = typeof header === 'string' ? header : undefined;
+    }
+    assert.deepEqual(paged, attempts);
     await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`);
   } finally {
     await receiver.close();
@@ -324,7 +335,9 @@ test('a 410 disables the subscription with its reason, and nothing more is sent 
     const test = await call(server, 'POST', `/v1/webhooks/${webhook.id}/test`);
     assert.equal(test.status, 409);
     const eventId = String(receiver.requests[0]?.headers['webhook-id']);
-    const redelivery = await call(server, 'POST', `/v1/events/${eventId}/redeliver`, { json: { webhookId: webhook.id } });
+    const redelivery = await call(server, 'POST', `/v1/events/${eventId}/redeliver`, {
+      json: { webhookId: webhook.id },
+    });
     assert.equal(redelivery.status, 409);
     assert.equal(
       (redelivery.json as { message: string }).message,

@@ -42,20 +42,19 @@ const TEST_DATA = Type.Object(
   { additionalProperties: false },
 );
 
-const WHAT: Record<DeliveredEventType, { summary: string; data: TSchema; dataName: string; sentTo: string }> = {
-  'pet.created': { summary: 'An animal was created', data: Pet, dataName: 'the Pet', sentTo: SUBSCRIBERS },
+/** Each event type's summary, data and, where it is not every subscriber of the type, whom it is sent to. */
+const WHAT: Record<DeliveredEventType, { summary: string; data: TSchema; dataName: string; sentTo?: string }> = {
+  'pet.created': { summary: 'An animal was created', data: Pet, dataName: 'the Pet' },
   'pet.updated': {
     summary: "An animal's status moved (an order was placed, delivered or cancelled)",
     data: Pet,
     dataName: 'the Pet after the change',
-    sentTo: SUBSCRIBERS,
   },
-  'order.created': { summary: 'An order was placed', data: Order, dataName: 'the Order', sentTo: SUBSCRIBERS },
+  'order.created': { summary: 'An order was placed', data: Order, dataName: 'the Order' },
   'order.updated': {
     summary: 'An order was delivered or cancelled',
     data: Order,
     dataName: 'the Order after the change',
-    sentTo: SUBSCRIBERS,
   },
   [TEST_EVENT_TYPE]: {
     summary: 'A test of a webhook, asked for with POST /webhooks/{webhookId}/test',
@@ -87,7 +86,7 @@ export function eventWebhooks(): WebhookDescription[] {
     operation: {
       operationId: `${type.replace('.', '_')}_webhook`,
       summary: WHAT[type].summary,
-      description: `${WHAT[type].sentTo} ${ANSWER}`,
+      description: `${WHAT[type].sentTo ?? SUBSCRIBERS} ${ANSWER}`,
       parameters: SIGNATURE_HEADERS,
       requestBody: {
         schema: eventSchema(type),

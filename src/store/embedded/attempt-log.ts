@@ -46,7 +46,7 @@ export function renderedAttempt(letters: string, attempt: LoggedAttempt): string
   return attemptJson(attempt, event, attempt.delivered, attempt.nextAttemptAtMs);
 }
 
-/** The index of the attempt recorded first (the lowest seq): near the start, where the oldest are. */
+/** The index of the attempt recorded first (the lowest seq); the log is kept in time order, so it is searched. */
 function earliestRecorded(attempts: readonly LoggedAttempt[]): number {
   let earliest = 0;
   for (let index = 1; index < attempts.length; index++)
