@@ -112,7 +112,7 @@ export const SQL = {
    * Only the ATTEMPTS_KEPT recorded last: those before them may not have been deleted yet (TRIM_EVERY).
    * Newest first by time, then seq (AttemptPosition), after ($2 time, $3 seq); a $2 of null (a
    * position of an earlier release, a seq alone) takes the time of attempt $3, and ends the listing
-   * when that attempt is gone. At most ATTEMPTS_KEPT rows of the index on (webhook_id, seq) are sorted.
+   * when that attempt is gone. At most ATTEMPTS_KEPT rows, found by (webhook_id, seq), are sorted.
    */
   pageAttempts: `
     WITH kept AS (SELECT ${OLDEST_KEPT} AS seq),
@@ -122,7 +122,9 @@ export const SQL = {
       LEFT JOIN LATERAL (
         SELECT x.seq, x.at_ms, x.id, x.json FROM attempts AS x, kept, after
          WHERE x.webhook_id = $1 AND x.seq >= kept.seq AND (x.at_ms, x.seq) < (after.at_ms, $3::bigint)
-         ORDER BY x.at_ms DESC, x.seq DESC LIMIT $4
+         -- at_ms + 0: not the index on at_ms alone, which the planner would scan backwards past every
+         -- other subscription's attempts, but this one's kept attempts by (webhook_id, seq), sorted.
+         ORDER BY x.at_ms + 0 DESC, x.seq DESC LIMIT $4
       ) AS a ON true
      ORDER BY a.at_ms DESC, a.seq DESC`,
 
