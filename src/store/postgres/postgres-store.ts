@@ -155,17 +155,22 @@ export class PostgresStore implements Store {
     pageKey,
   );
 
-  readonly #creates = new StatementBatch<NewPetOfBatch, StoredPet>(async (pets) => {
-    const rows = await this.#database.texts(
-      this.#database.statement(CREATE_PETS, createPetsParams(pets, randomInt(COUNT_SLOTS), this.#eventIdPrefix)),
-    );
-    this.#announceIf({ fanned: rows[0]?.[2] ?? '0' });
-    return rows.map((row, index) => ({
-      id: Number(row[0]),
-      status: (pets[index] as NewPetOfBatch).status,
-      json: row[1] as string,
-    }));
-  });
+  // One create statement at a time: each takes PET_IDS_LOCK to its commit (store-statements.ts).
+  readonly #creates = new StatementBatch<NewPetOfBatch, StoredPet>(
+    async (pets) => {
+      const rows = await this.#database.texts(
+        this.#database.statement(CREATE_PETS, createPetsParams(pets, randomInt(COUNT_SLOTS), this.#eventIdPrefix)),
+      );
+      this.#announceIf({ fanned: rows[0]?.[2] ?? '0' });
+      return rows.map((row, index) => ({
+        id: Number(row[0]),
+        status: (pets[index] as NewPetOfBatch).status,
+        json: row[1] as string,
+      }));
+    },
+    undefined,
+    { oneAtATime: true },
+  );
 
   constructor(parts: PostgresStoreParts) {
     this.#database = parts.database;

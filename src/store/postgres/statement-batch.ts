@@ -25,15 +25,28 @@ interface Pending<Q, A> {
 export class StatementBatch<Q, A> {
   readonly #run: (requests: readonly Q[]) => Promise<A[]>;
   readonly #keyOf: ((request: Q) => string | number) | undefined;
+  readonly #oneAtATime: boolean;
   #pending: Pending<Q, A> | undefined;
+  /** With oneAtATime: whether a statement is under way, and the batches waiting for it to end, in order. */
+  #running = false;
+  readonly #waiting: Pending<Q, A>[] = [];
 
   /**
    * `run` carries out every request of a batch in one statement and answers them in order, one answer
-   * each. With `keyOf`, requests of one batch with the same key are one request (reads only).
+   * each. With `keyOf`, requests of one batch with the same key are one request (reads only). With
+   * `oneAtATime`, a batch is sent only once the statement before it has ended, and gathers the
+   * requests asked meanwhile: for statements that the database runs one after the other anyway (under
+   * a lock held to the commit), where a second one sent would only wait, holding a pooled connection,
+   * and the requests after it would be cut into more, smaller statements.
    */
-  constructor(run: (requests: readonly Q[]) => Promise<A[]>, keyOf?: (request: Q) => string | number) {
+  constructor(
+    run: (requests: readonly Q[]) => Promise<A[]>,
+    keyOf?: (request: Q) => string | number,
+    { oneAtATime = false }: { oneAtATime?: boolean } = {},
+  ) {
     this.#run = run;
     this.#keyOf = keyOf;
+    this.#oneAtATime = oneAtATime;
   }
 
   /** The answer to `request`, asked with the other requests of this turn. */
@@ -63,6 +76,12 @@ export class StatementBatch<Q, A> {
 
   #send(pending: Pending<Q, A>): void {
     if (pending.sent) return;
+    if (this.#running) {
+      if (!this.#waiting.includes(pending)) this.#waiting.push(pending);
+      // A full batch stops gathering; the next request starts another.
+      if (pending.requests.length >= MAX_BATCH && this.#pending === pending) this.#pending = undefined;
+      return;
+    }
     pending.sent = true;
     if (this.#pending === pending) this.#pending = undefined;
     let answers: Promise<A[]>;
@@ -72,5 +91,14 @@ export class StatementBatch<Q, A> {
       answers = Promise.reject(error as Error);
     }
     pending.settle(answers);
+    if (this.#oneAtATime) {
+      this.#running = true;
+      const ended = (): void => {
+        this.#running = false;
+        const next = this.#waiting.shift();
+        if (next !== undefined) this.#send(next);
+      };
+      answers.then(ended, ended);
+    }
   }
 }
