@@ -1,7 +1,7 @@
 // The rows bench:compare prints for --checks backends (backends.ts measures them). Pure: figures in,
 // rows out, so the wording is tested without a run.
 import type { BackendFigures, BackendsResult } from './backends.js';
-import { BARE, backendTarget } from './backends.js';
+import { BARE, BUSY_CONNECTIONS, backendTarget } from './backends.js';
 import { SERVICE_PROBE } from './compare-checks.js';
 import { cpuRatio, formatMicroseconds } from './cpu-report.js';
 import { isGeneratorBound } from './pinning.js';
@@ -45,7 +45,10 @@ function rateText(figures: BackendFigures, ofWhat: string, ratio: number | undef
   return ratio === undefined ? `${rate}${bound}` : `${rate} (${ratio.toFixed(2)}× ${ofWhat})${bound}`;
 }
 
-/** The rows of one scenario: the bare baseline, the reference, and each other configuration against it. */
+/**
+ * The rows of one scenario at one load: the bare baseline, the reference, and each other configuration
+ * against it, with its target where the result is judged (backendLoads), as information otherwise.
+ */
 export function backendRows(result: BackendsResult): ReportRow[] {
   const [bare, reference, ...others] = result.figures;
   if (bare === undefined || reference === undefined) return [];
@@ -78,8 +81,16 @@ export function backendRows(result: BackendsResult): ReportRow[] {
       measured:
         `service ${ratioText(figures.serviceCpuRatio)} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
         `with the servers ${ratioText(figures.allCpuRatio)}; ${rateText(figures, 'the reference', figures.throughputRatio)}`,
-      target: target === undefined ? '(information)' : `service ≤ ${target}×`,
-      pass: target === undefined || (figures.serviceCpuRatio !== undefined && figures.serviceCpuRatio <= target),
+      target:
+        target === undefined
+          ? '(information)'
+          : result.judged
+            ? `service ≤ ${target}×`
+            : `(judged at ${BUSY_CONNECTIONS} connections)`,
+      pass:
+        target === undefined ||
+        !result.judged ||
+        (figures.serviceCpuRatio !== undefined && figures.serviceCpuRatio <= target),
     });
   }
   return rows;

@@ -11,7 +11,8 @@
 //   create-webhooks     creates/s with 10 subscriptions / with none                      ≥ 0.80
 //   backends            service CPU a request on get, list, create with PostgreSQL and/or Redis
 //                       / embedded store + in-memory limiter: Redis limiter ≤ 1.25 (reads),
-//                       PostgreSQL ≤ 1.5 (reads), ≤ 2 (create); the servers' CPU beside
+//                       PostgreSQL ≤ 1.5 (reads), ≤ 2 (create); the servers' CPU beside; reads
+//                       judged at 200 connections (busy), the asked ones reported beside
 //   instructions        instructions a request (callgrind) of the service and of bare node:http on
 //                       get, list, create, and their ratio beside the CPU ratios (information)
 //   side-by-side        CPU a request on get and list, this build / the build at --before DIR, both
@@ -21,7 +22,13 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTIONS, DEFAULT_TIMEOUT_MS, parseTimeMs } from './args.js';
 import { backendRows } from './backends-report.js';
-import { compareBackends, INSTRUCTION_BACKINGS, isInstructionBacking, startInstructionBacking } from './backends.js';
+import {
+  BUSY_CONNECTIONS,
+  compareBackends,
+  INSTRUCTION_BACKINGS,
+  isInstructionBacking,
+  startInstructionBacking,
+} from './backends.js';
 import {
   type CompareLoad,
   compareAdmission,
@@ -93,7 +100,8 @@ Options:
 
 backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
 its own is made and dropped) and Redis (ANIMAL_STORE_BENCH_REDIS_URL, by default a redis-server of its
-own, where one is installed).
+own, where one is installed). It measures get and list at -c connections and at ${BUSY_CONNECTIONS}, where each
+configuration keeps its core busy and the targets are judged; create at 64.
 
 instructions runs the service and the baseline under valgrind's callgrind (node's JIT as it is, with
 --smc-check=all-non-file) at ${INSTRUCTION_CONNECTIONS} connections, and counts the instructions of every thread of each

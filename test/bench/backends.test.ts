@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { backendRows } from '../../bench/backends-report.js';
-import { alternateAll, BACKENDS, backendFigures, backendTarget, BARE, roundOrder } from '../../bench/backends.js';
+import {
+  alternateAll,
+  BACKENDS,
+  backendFigures,
+  backendLoads,
+  backendTarget,
+  BARE,
+  BUSY_CONNECTIONS,
+  roundOrder,
+} from '../../bench/backends.js';
 import {
   medianOfKnown,
   SERVICE_PROBE,
@@ -159,6 +168,50 @@ test('backends: each configuration against the embedded store with the in-memory
     ] as SideTotals[]),
   );
   assert.equal(slow[2]?.pass, false);
+});
+
+test('backends judge reads when busy: get and list also at 200 connections, the asked load reported beside', () => {
+  assert.equal(BUSY_CONNECTIONS, 200);
+  assert.deepEqual(backendLoads('get', 10), [
+    { connections: 10, judged: false },
+    { connections: 200, judged: true },
+  ]);
+  assert.deepEqual(backendLoads('list', 200), [{ connections: 200, judged: true }]);
+  assert.deepEqual(backendLoads('list', 300), [{ connections: 300, judged: true }]);
+  assert.deepEqual(backendLoads('create', 10), [{ connections: 64, judged: true }]);
+  assert.deepEqual(backendLoads('create', 500), [{ connections: 64, judged: true }]);
+
+  // Over every target, but at a load where none is judged: reported, and no miss.
+  const sides = [
+    made([60_000], { service: [12] }),
+    made([40_000], { service: [18] }),
+    made([20_000], { service: [40], Redis: [8] }),
+    made([20_000], { service: [40], PostgreSQL: [9] }),
+    made([15_000], { service: [50], Redis: [8], PostgreSQL: [9] }),
+  ];
+  const waiting = backendRows(backendFigures('get', 10, sides, false));
+  assert.deepEqual(
+    waiting.map((row) => [row.check, row.target, row.pass]),
+    [
+      ['backends get (10 connections): bare node:http', '(the machine)', true],
+      ['backends get (10 connections): embedded + in-memory', '(reference)', true],
+      ['backends get (10 connections): embedded + Redis', '(judged at 200 connections)', true],
+      ['backends get (10 connections): PostgreSQL + in-memory', '(judged at 200 connections)', true],
+      ['backends get (10 connections): PostgreSQL + Redis', '(information)', true],
+    ],
+  );
+  assert.match(waiting[2]?.measured ?? '', /^service 2\.22× /);
+  const busy = backendRows(backendFigures('get', 200, sides));
+  assert.deepEqual(
+    busy.map((row) => [row.target, row.pass]),
+    [
+      ['(the machine)', true],
+      ['(reference)', true],
+      ['service ≤ 1.25×', false],
+      ['service ≤ 1.5×', false],
+      ['(information)', true],
+    ],
+  );
 });
 
 test('backends alternate every side after warming each up, and total each', async () => {
