@@ -3,21 +3,25 @@
 // in alternating rounds, and for each the CPU time a request of the service's process, of the Redis
 // server and of the PostgreSQL server processes of its database, read from /proc, beside requests per
 // second. A configuration's figure is the median of its per-round ratios to the embedded store with the
-// in-memory limiter: the one-process deployment an operator moves from. The servers run where they
-// run (unpinned), so their figures are their own CPU, whatever core it was spent on.
+// in-memory limiter: the one-process deployment an operator moves from. The servers' figures are their
+// own CPU. Where the run is pinned, the servers are kept on the generator's cores, off the services'
+// core, as they would be on machines of their own: let run on the service's core, Redis made the
+// service's own work cost more (the Redis limiter's get at 1.29× to 1.31× of the reference by wrk at
+// 200 connections, against 1.18× to 1.23× with Redis on the other core; docs/performance.md).
 //
 // PostgreSQL: a database per service on the server of ANIMAL_STORE_BENCH_DATABASE_URL (the local
 // server by default), filled with the same pets as the embedded stores by `animal-store migrate`'s
-// copy, and dropped afterwards. Redis: the server of ANIMAL_STORE_BENCH_REDIS_URL when it is set; else a
-// redis-server of the bench's own on a spare port, let run on every core (other programs' commands on
-// a shared server would count as the services'), or the local one where none is installed. Each
-// service has a key prefix of its own.
+// copy, and dropped afterwards; the server processes of those databases are pinned as they appear.
+// Redis: the server of ANIMAL_STORE_BENCH_REDIS_URL when it is set (left where it runs); else a
+// redis-server of the bench's own on a spare port (other programs' commands on a shared server would
+// count as the services'), or the local one where none is installed. Each service has a key prefix of
+// its own.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { request } from 'undici';
@@ -39,7 +43,7 @@ import {
 import { cpuRatio } from './cpu-report.js';
 import type { RequestSpec } from './load.js';
 import { type LocalService, type LocalServiceOptions, startLocalService } from './local-service.js';
-import { hasTaskset } from './pinning.js';
+import { pinnedGeneratorCpus } from './pinning.js';
 import { targetOf } from './run.js';
 import { SCENARIOS } from './scenarios.js';
 import { writeSeedLog } from './seed.js';
@@ -200,12 +204,8 @@ async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void>
   if (!['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some((path) => existsSync(path))) return undefined;
   const port = await sparePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  // A child inherits this process's pinning to the generator's cores: like any server of the machine,
-  // Redis is let run on every core.
-  const everyCore = `0-${availableParallelism() - 1}`;
-  const server: ChildProcess = hasTaskset()
-    ? spawn('taskset', ['-c', everyCore, 'redis-server', ...args], { stdio: 'ignore' })
-    : spawn('redis-server', args, { stdio: 'ignore' });
+  // A child inherits this process's pinning to the generator's cores: off the services' core (above).
+  const server: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     try {
@@ -336,7 +336,7 @@ async function startBackends(log: (line: string) => void): Promise<{ running: Ru
       undo.push(service.close);
       const probes: CpuProbe[] = [processProbe(SERVICE_PROBE, service.pid)];
       if (backend.limiter === 'redis') probes.push(await redisProbe(redisUrl));
-      if (database !== undefined) probes.push(await postgresProbe(database.url));
+      if (database !== undefined) probes.push(await postgresProbe(database.url, pinnedGeneratorCpus()));
       for (const probe of probes) undo.push(probe.close);
       running.push({ backend, service, probes });
     }

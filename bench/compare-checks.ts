@@ -16,7 +16,7 @@ import { runThreadedLoad } from './load-workers.js';
 import type { LoadResult, RequestSpec } from './load.js';
 import { type LocalService, startLocalService } from './local-service.js';
 import { halfOfPeakRate } from './pacing.js';
-import { generatorShare, pinPlan, SERVICE_CPUS_VARIABLE } from './pinning.js';
+import { generatorShare, pinnedGeneratorCpus, pinPlan } from './pinning.js';
 import { targetOf } from './run.js';
 import { type LoadScenario, type PreparedScenario, SCENARIOS, type Target } from './scenarios.js';
 import { type CpuProbe, cpuBetween, processProbe } from './server-cpu.js';
@@ -357,7 +357,7 @@ function wrkRequestsPerSecond(
 
 /** The generator's cores for wrk, where the services were pinned (undefined: wrk runs unpinned). */
 export function wrkCpus(): string | undefined {
-  return process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+  return pinnedGeneratorCpus();
 }
 
 /** wrk's mean requests/s of each side over the rounds, and the median of the per-round ratios a / b. */

@@ -35,6 +35,11 @@ export function isGeneratorBound(share: number): boolean {
   return share > SATURATED_SHARE;
 }
 
+/** The generator's CPUs once pinGenerator has pinned this run (undefined when it did not pin). */
+export function pinnedGeneratorCpus(): string | undefined {
+  return process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+}
+
 /** Whether `taskset` (util-linux) can be run here. */
 export function hasTaskset(): boolean {
   try {

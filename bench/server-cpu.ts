@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 // CPU time of the processes a request goes through, read from /proc around a run: the service's own
 // process, and the Redis and PostgreSQL server processes that work for it. A figure per request of
 // each, rather than requests per second alone, says where a configuration's cost goes, and holds on a
@@ -69,13 +70,27 @@ export async function redisProbe(url: string): Promise<CpuProbe> {
 }
 
 /**
+ * Pins a server process (every thread) to `cpus`; one that has gone meanwhile is left alone. The
+ * processes pinned this way serve only the bench's own connections and end with them.
+ */
+function pinProcess(pid: number, cpus: string): void {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  } catch {
+    // Gone between the query and here, or not ours to pin: measured where it runs.
+  }
+}
+
+/**
  * A probe of the PostgreSQL server processes that serve the connections to the database of
  * `databaseUrl` (all of them but the probe's own): with a database per service, the service's share.
+ * With `keepOn`, each of them is pinned to those CPUs when first seen (once a round, before it runs).
  */
-export async function postgresProbe(databaseUrl: string): Promise<CpuProbe> {
+export async function postgresProbe(databaseUrl: string, keepOn?: string): Promise<CpuProbe> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const local = isLocal(new URL(databaseUrl).hostname);
+  const kept = new Set<number>();
   return {
     name: 'PostgreSQL',
     async read() {
@@ -85,6 +100,10 @@ export async function postgresProbe(databaseUrl: string): Promise<CpuProbe> {
       );
       const reading = new Map<number, number>();
       for (const { pid } of rows) {
+        if (keepOn !== undefined && !kept.has(pid)) {
+          kept.add(pid);
+          pinProcess(pid, keepOn);
+        }
         // A connection that closed between the query and here is simply not counted.
         const ms = processCpuMs(pid);
         if (ms !== undefined) reading.set(pid, ms);
