@@ -12,10 +12,10 @@
 // PostgreSQL: a database per service on the server of ANIMAL_STORE_BENCH_DATABASE_URL (the local
 // server by default), filled with the same pets as the embedded stores by `animal-store migrate`'s
 // copy, and dropped afterwards; the server processes of those databases are pinned as they appear.
-// Redis: the server of ANIMAL_STORE_BENCH_REDIS_URL when it is set (left where it runs); else a
-// redis-server of the bench's own on a spare port (other programs' commands on a shared server would
-// count as the services'), or the local one where none is installed. Each service has a key prefix of
-// its own.
+// Redis: the server of ANIMAL_STORE_BENCH_REDIS_URL when it is set; else a redis-server of the bench's
+// own on a spare port (other programs' commands on a shared server would count as the services'), or
+// the local one where none is installed; a server not the bench's own is left where it runs. Each
+// service has a key prefix of its own.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -72,7 +72,7 @@ const SHARED_REDIS_URL = process.env.ANIMAL_STORE_BENCH_REDIS_URL ?? 'redis://12
 
 /**
  * Connections at which reads are also measured, and their targets judged: enough that each
- * configuration keeps its core busy (87 to 101 % measured on a 2-core machine), as an instance is
+ * configuration keeps its core about 90 % busy or more (measured on a 2-core machine), as an instance is
  * when traffic makes an operator scale out. With fewer, a configuration that waits for Redis or
  * PostgreSQL idles between their answers, and on a shared machine the same code then costs more a
  * request after each wake (docs/performance.md, "A service that waits"): those figures are reported too.
@@ -323,6 +323,12 @@ async function startBackends(log: (line: string) => void): Promise<{ running: Ru
     const seedDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-seed-'));
     undo.push(() => rm(seedDir, { recursive: true, force: true }));
     await writeSeedLog(seedDir, PETS);
+    const serverCpus = pinnedGeneratorCpus();
+    const keepOn = serverCpus === undefined ? undefined : { cpus: serverCpus, warn: log };
+    if (serverCpus !== undefined)
+      log(
+        `backends: the servers kept on CPU ${serverCpus}, off the services' core${redis.ownServer ? '' : " (PostgreSQL only: Redis is not the bench's own)"}`,
+      );
     const running: Running[] = [];
     for (const backend of BACKENDS) {
       const database = backend.store === 'postgres' ? await seededDatabase(seedDir) : undefined;
@@ -336,7 +342,7 @@ async function startBackends(log: (line: string) => void): Promise<{ running: Ru
       undo.push(service.close);
       const probes: CpuProbe[] = [processProbe(SERVICE_PROBE, service.pid)];
       if (backend.limiter === 'redis') probes.push(await redisProbe(redisUrl));
-      if (database !== undefined) probes.push(await postgresProbe(database.url, pinnedGeneratorCpus()));
+      if (database !== undefined) probes.push(await postgresProbe(database.url, keepOn));
       for (const probe of probes) undo.push(probe.close);
       running.push({ backend, service, probes });
     }
@@ -368,16 +374,20 @@ export async function compareBackends(load: CompareLoad): Promise<BackendsResult
     for (const scenarioName of BACKEND_SCENARIOS) {
       const scenario = SCENARIOS[scenarioName];
       // Each configuration's requests, made once (a get needs its pet) for every load.
-      const prepared: Array<{ origin: string; requests: Awaited<ReturnType<typeof scenario.prepare>> }> = [];
+      const prepared: Array<{
+        origin: string;
+        requests: Awaited<ReturnType<typeof scenario.prepare>>;
+        probes: CpuProbe[];
+      }> = [];
       let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
       try {
-        for (const { service } of running) {
+        for (const { service, probes } of running) {
           const target = targetOf(service.apiUrl, service.key);
           const { origin } = target;
           const requests = await scenario.prepare(target);
           // The baseline repeats the reference's answer to the same request, byte for byte.
           baseline ??= await startBaseline(await answerTo(origin, requests.requests[0] as RequestSpec));
-          prepared.push({ origin, requests });
+          prepared.push({ origin, requests, probes });
         }
         const reference = prepared[0];
         if (baseline === undefined || reference === undefined)
@@ -388,10 +398,9 @@ export async function compareBackends(load: CompareLoad): Promise<BackendsResult
             side(baseline.origin, reference.requests, scenario, load, overrides, [
               processProbe(SERVICE_PROBE, baseline.pid),
             ]),
-            ...running.map(({ probes }, index) => {
-              const { origin, requests } = prepared[index] as (typeof prepared)[number];
-              return side(origin, requests, scenario, load, overrides, probes);
-            }),
+            ...prepared.map(({ origin, requests, probes }) =>
+              side(origin, requests, scenario, load, overrides, probes),
+            ),
           ];
           load.log(
             `backends ${scenarioName} at ${connections} connections${judged ? '' : ' (information: the targets are judged when busy)'}: ${BARE} and ${BACKENDS.length} configurations in turn, ${load.rounds} rounds of ${roundMsOf(load) / 1000}s each`,

@@ -100,8 +100,9 @@ Options:
 
 backends needs PostgreSQL (ANIMAL_STORE_BENCH_DATABASE_URL, by default the local server; a database of
 its own is made and dropped) and Redis (ANIMAL_STORE_BENCH_REDIS_URL, by default a redis-server of its
-own, where one is installed). It measures get and list at -c connections and at ${BUSY_CONNECTIONS}, where each
-configuration keeps its core busy and the targets are judged; create at 64.
+own, where one is installed), kept on the generator's cores. It measures get and list at -c connections
+(information) and again at ${BUSY_CONNECTIONS}, where each configuration keeps its core busy and the targets are
+judged (once, judged, when -c is ${BUSY_CONNECTIONS} or more); create at ${CREATE_CONNECTIONS}.
 
 instructions runs the service and the baseline under valgrind's callgrind (node's JIT as it is, with
 --smc-check=all-non-file) at ${INSTRUCTION_CONNECTIONS} connections, and counts the instructions of every thread of each
@@ -344,7 +345,8 @@ async function main(argv: string[]): Promise<number> {
       const results = await compareBackends(load);
       figures[check] = results;
       for (const result of results) {
-        for (const figure of result.figures) note(figure.totals, `${check} ${result.scenario} ${figure.backend}`);
+        for (const figure of result.figures)
+          note(figure.totals, `${check} ${result.scenario} at ${result.connections} connections, ${figure.backend}`);
         rows.push(...backendRows(result));
       }
     } else if (check === 'instructions') {

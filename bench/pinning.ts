@@ -35,9 +35,16 @@ export function isGeneratorBound(share: number): boolean {
   return share > SATURATED_SHARE;
 }
 
-/** The generator's CPUs once pinGenerator has pinned this run (undefined when it did not pin). */
+/** The generator's CPUs, once pinGenerator has pinned this run. */
+let generatorCpusOfRun: string | undefined;
+
+/**
+ * The generator's CPUs once pinGenerator has pinned this run (undefined when it did not pin), for the
+ * programs the generator runs beside it. Kept when pinning: after it, availableParallelism() counts
+ * only the CPUs this process may use.
+ */
 export function pinnedGeneratorCpus(): string | undefined {
-  return process.env[SERVICE_CPUS_VARIABLE] === undefined ? undefined : pinPlan(availableParallelism())?.generatorCpus;
+  return generatorCpusOfRun;
 }
 
 /** Whether `taskset` (util-linux) can be run here. */
@@ -61,6 +68,7 @@ export function pinGenerator(): { plan: PinPlan | undefined; note: string } {
     return { plan: undefined, note: 'taskset is not installed: the service and the generator are not pinned' };
   execFileSync('taskset', ['-a', '-p', '-c', plan.generatorCpus, String(process.pid)], { stdio: 'ignore' });
   process.env[SERVICE_CPUS_VARIABLE] = plan.serviceCpus;
+  generatorCpusOfRun = plan.generatorCpus;
   return {
     plan,
     note: `services pinned to CPU ${plan.serviceCpus}, the generator to CPU ${plan.generatorCpus} (taskset)`,

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 // CPU time of the processes a request goes through, read from /proc around a run: the service's own
 // process, and the Redis and PostgreSQL server processes that work for it. A figure per request of
 // each, rather than requests per second alone, says where a configuration's cost goes, and holds on a
@@ -6,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 // Redis tells its own process id (INFO server); PostgreSQL runs one server process per connection, so
 // a service's share is the processes of the connections to its own database (pg_stat_activity),
 // measured process by process, since a pool may open and close connections during a run.
+import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { processCpuMs } from './admission-cost.js';
@@ -70,27 +70,71 @@ export async function redisProbe(url: string): Promise<CpuProbe> {
 }
 
 /**
- * Pins a server process (every thread) to `cpus`; one that has gone meanwhile is left alone. The
- * processes pinned this way serve only the bench's own connections and end with them.
+ * Pins a process (every thread) to `cpus`; false when that could not be done (gone meanwhile, or not
+ * ours to pin). The processes pinned this way serve only the bench's own connections and end with them.
  */
-function pinProcess(pid: number, cpus: string): void {
+function pinProcess(pid: number, cpus: string): boolean {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    return true;
   } catch {
-    // Gone between the query and here, or not ours to pin: measured where it runs.
+    return false;
   }
+}
+
+/** How often the server processes of a kept database are looked for: a pool opens connections as load comes. */
+const KEEP_POLL_MS = 100;
+
+/** Where a probe keeps its server processes, and whom it tells (once) that one could not be pinned. */
+export interface KeepOn {
+  cpus: string;
+  warn: (message: string) => void;
 }
 
 /**
  * A probe of the PostgreSQL server processes that serve the connections to the database of
  * `databaseUrl` (all of them but the probe's own): with a database per service, the service's share.
- * With `keepOn`, each of them is pinned to those CPUs when first seen (once a round, before it runs).
+ * With `keepOn`, every process serving that database (the probe's own included) is pinned to those
+ * CPUs as it appears, looked for every KEEP_POLL_MS until the probe is closed: the service's pool
+ * closes idle connections between rounds and opens new ones when the next round starts.
  */
-export async function postgresProbe(databaseUrl: string, keepOn?: string): Promise<CpuProbe> {
+export async function postgresProbe(databaseUrl: string, keepOn?: KeepOn): Promise<CpuProbe> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const local = isLocal(new URL(databaseUrl).hostname);
-  const kept = new Set<number>();
+  let keeper: NodeJS.Timeout | undefined;
+  if (local && keepOn !== undefined) {
+    const kept = new Set<number>();
+    let warned = false;
+    let looking = false;
+    const keep = async (): Promise<void> => {
+      if (looking) return;
+      looking = true;
+      try {
+        const { rows } = await client.query<{ pid: number }>(
+          'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+        );
+        const current = new Set<number>();
+        for (const { pid } of rows) {
+          current.add(pid);
+          if (kept.has(pid)) continue;
+          kept.add(pid);
+          if (!pinProcess(pid, keepOn.cpus) && !warned) {
+            warned = true;
+            keepOn.warn(`PostgreSQL process ${pid} could not be pinned to CPU ${keepOn.cpus}; measured where it runs`);
+          }
+        }
+        // A pid of a closed connection may come back for another one: forget it.
+        for (const pid of kept) if (!current.has(pid)) kept.delete(pid);
+      } catch {
+        // The probe's connection is closing: nothing more to keep.
+      } finally {
+        looking = false;
+      }
+    };
+    await keep();
+    keeper = setInterval(() => void keep(), KEEP_POLL_MS);
+  }
   return {
     name: 'PostgreSQL',
     async read() {
@@ -100,16 +144,15 @@ export async function postgresProbe(databaseUrl: string, keepOn?: string): Promi
       );
       const reading = new Map<number, number>();
       for (const { pid } of rows) {
-        if (keepOn !== undefined && !kept.has(pid)) {
-          kept.add(pid);
-          pinProcess(pid, keepOn);
-        }
         // A connection that closed between the query and here is simply not counted.
         const ms = processCpuMs(pid);
         if (ms !== undefined) reading.set(pid, ms);
       }
       return rows.length > 0 && reading.size === 0 ? undefined : reading;
     },
-    close: () => client.end(),
+    close: () => {
+      clearInterval(keeper);
+      return client.end();
+    },
   };
 }
