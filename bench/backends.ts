@@ -75,7 +75,7 @@ const SHARED_REDIS_URL = process.env.ANIMAL_STORE_BENCH_REDIS_URL ?? 'redis://12
  * configuration keeps its core about 90 % busy or more (measured on a 2-core machine), as an instance is
  * when traffic makes an operator scale out. With fewer, a configuration that waits for Redis or
  * PostgreSQL idles between their answers, and on a shared machine the same code then costs more a
- * request after each wake (docs/performance.md, "A service that waits"): those figures are reported too.
+ * request after each wake (docs/performance.md, "Judged when busy"): those figures are reported too.
  */
 export const BUSY_CONNECTIONS = 200;
 

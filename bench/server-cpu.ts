@@ -134,6 +134,8 @@ export async function postgresProbe(databaseUrl: string, keepOn?: KeepOn): Promi
     };
     await keep();
     keeper = setInterval(() => void keep(), KEEP_POLL_MS);
+    // The bench ends by closing its probes; a run that fails before then must not be kept alive by this.
+    keeper.unref();
   }
   return {
     name: 'PostgreSQL',
