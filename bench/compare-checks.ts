@@ -355,11 +355,6 @@ function wrkRequestsPerSecond(
   }
 }
 
-/** The generator's cores for wrk, where the services were pinned (undefined: wrk runs unpinned). */
-export function wrkCpus(): string | undefined {
-  return pinnedGeneratorCpus();
-}
-
 /** wrk's mean requests/s of each side over the rounds, and the median of the per-round ratios a / b. */
 export function wrkSummary(a: number[], b: number[]): { a: number; b: number; ratio: number } {
   const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -376,7 +371,7 @@ export function wrkRounds(
   b: { origin: string; spec: RequestSpec; alone?: <T>(run: () => T) => T },
   connections: number,
 ): { runsA: number[]; runsB: number[]; afterRound: (roundMs: number, aRanFirst: boolean) => void } {
-  const cpus = wrkCpus();
+  const cpus = pinnedGeneratorCpus();
   const runsA: number[] = [];
   const runsB: number[] = [];
   const afterRound = (roundMs: number, aRanFirst: boolean): void => {
@@ -684,7 +679,7 @@ export function compareGenerators(load: CompareLoad): Promise<GeneratorResult> {
     const { default: autocannon } = await import('autocannon');
     const url = `${baseline.origin}${spec.path}`;
     const seconds = Math.max(1, Math.round(load.durationMs / load.rounds / 1000));
-    const cpus = wrkCpus();
+    const cpus = pinnedGeneratorCpus();
     const ours = side(baseline.origin, prepared, SCENARIOS.list, load);
     const theirs = async (): Promise<number> => {
       const result = await autocannon({ url, connections: load.connections, duration: seconds, headers: spec.headers });

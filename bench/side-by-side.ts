@@ -12,9 +12,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { processCpuMs } from './admission-cost.js';
-import { type CompareLoad, medianRatio, wrkCommand, wrkCpus } from './compare-checks.js';
+import { type CompareLoad, medianRatio, wrkCommand } from './compare-checks.js';
 import type { RequestSpec } from './load.js';
 import { type LocalService, withServices } from './local-service.js';
+import { pinnedGeneratorCpus } from './pinning.js';
 import { targetOf } from './run.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -53,7 +54,7 @@ export function wrkCountOf(report: string): WrkCount {
 
 /** One wrk run against `origin`, asynchronous so that two can run at once. */
 async function wrkCount(origin: string, spec: RequestSpec, connections: number, seconds: number): Promise<WrkCount> {
-  const command = wrkCommand(origin, spec, connections, seconds, wrkCpus());
+  const command = wrkCommand(origin, spec, connections, seconds, pinnedGeneratorCpus());
   try {
     const { stdout } = await runFile(command.program, command.args, { encoding: 'utf8' });
     return wrkCountOf(stdout);

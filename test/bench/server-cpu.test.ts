@@ -1,23 +1,20 @@
 // The backends check's probe of PostgreSQL keeps the server processes of its database on the CPUs it
 // is given, as connections come and go: a pool opens new ones when a round starts.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import pg from 'pg';
+import { hasTaskset } from '../../bench/pinning.js';
 import { postgresProbe } from '../../bench/server-cpu.js';
 import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
 
 const postgresSkip = await postgresSkipReason();
-const tasksetSkip = ((): string | undefined => {
-  try {
-    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
-  } catch {
-    return 'taskset is not installed';
-  }
-  return availableParallelism() < 2 ? 'one CPU: nothing to keep a process off' : undefined;
-})();
+const tasksetSkip = !hasTaskset()
+  ? 'taskset is not installed'
+  : availableParallelism() < 2
+    ? 'one CPU: nothing to keep a process off'
+    : undefined;
 
 /** The CPUs a process may run on, as /proc lists them (`0-1`, `1`). */
 function allowedCpus(pid: number): string | undefined {
