@@ -5,7 +5,7 @@ import { BARE, BUSY_CONNECTIONS, backendTarget } from './backends.js';
 import { SERVICE_PROBE } from './compare-checks.js';
 import { cpuRatio, formatMicroseconds } from './cpu-report.js';
 import { isGeneratorBound } from './pinning.js';
-import { formatNumber } from './report.js';
+import { formatJudgedRatio, formatNumber } from './report.js';
 
 /** One line of bench:compare's table. */
 export interface ReportRow {
@@ -79,7 +79,7 @@ export function backendRows(result: BackendsResult): ReportRow[] {
     rows.push({
       check: label(figures),
       measured:
-        `service ${ratioText(figures.serviceCpuRatio)} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
+        `service ${target === undefined || figures.serviceCpuRatio === undefined ? ratioText(figures.serviceCpuRatio) : `${formatJudgedRatio(figures.serviceCpuRatio, target, 'at most')}×`} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
         `with the servers ${ratioText(figures.allCpuRatio)}; ${rateText(figures, 'the reference', figures.throughputRatio)}`,
       target:
         target === undefined

@@ -231,12 +231,28 @@ export function median(values: readonly number[]): number {
  * its ratio holds however fast the machine was then; one slow round moves a median little.
  */
 export function medianRatio(numerator: readonly number[], denominator: readonly number[]): number {
+  return median(roundRatios(numerator, denominator));
+}
+
+/** Each round's ratio numerator / denominator; a round with no denominator figure has none. */
+export function roundRatios(numerator: readonly number[], denominator: readonly number[]): number[] {
   const ratios: number[] = [];
   numerator.forEach((value, round) => {
     const other = denominator[round] ?? 0;
     if (other > 0) ratios.push(value / other);
   });
-  return median(ratios);
+  return ratios;
+}
+
+/**
+ * The lowest and highest per-round ratio behind a median, as "rounds 0.72 to 0.88": how far the
+ * machine moved the figure within one run, so that a reader can tell a result that sits on its target
+ * from one that clears it in every round.
+ */
+export function roundSpreadText(numerator: readonly number[], denominator: readonly number[]): string {
+  const ratios = roundRatios(numerator, denominator);
+  if (ratios.length < 2) return 'one round';
+  return `rounds ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}`;
 }
 
 /** The answer the service gives to a scenario's first request, for the baseline to repeat. */

@@ -108,6 +108,17 @@ export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/**
+ * A ratio with the digits needed to judge it against its target: two, or more where two would round
+ * it across the target (0.797 against "at least 0.80" prints 0.797, not a 0.80 that reads as met).
+ */
+export function formatJudgedRatio(ratio: number, target: number, judged: 'at least' | 'at most'): string {
+  const meets = (value: number): boolean => (judged === 'at least' ? value >= target : value <= target);
+  let digits = 2;
+  while (digits < 6 && meets(Number(ratio.toFixed(digits))) !== meets(ratio)) digits += 1;
+  return ratio.toFixed(digits);
+}
+
 /** Bytes in B, kB, MB or GB (powers of 1000, as autocannon prints them). */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'kB', 'MB', 'GB'];

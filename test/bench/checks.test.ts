@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import { request } from 'undici';
 import { admissionNanoseconds, processCpuMs } from '../../bench/admission-cost.js';
 import { createBaselineServer } from '../../bench/baseline.js';
-import { alternate, median, medianRatio, WARMUP_MS, wrkScript } from '../../bench/compare-checks.js';
+import { alternate, median, medianRatio, roundSpreadText, WARMUP_MS, wrkScript } from '../../bench/compare-checks.js';
 import { emptyResult } from '../../bench/load.js';
 import { checkRateLimitHeaders } from '../../bench/over-limit.js';
-import { drawTable, formatBytes, sampleStats } from '../../bench/report.js';
+import { drawTable, formatBytes, formatJudgedRatio, sampleStats } from '../../bench/report.js';
 import { nextLink } from '../../bench/scenarios.js';
 
 const NOW_MS = 1_800_000_000_000;
@@ -144,6 +144,24 @@ test('a ratio is the median of the per-round ratios, so one round on a slowed ma
   assert.equal(medianRatio(service, baseline), 0.6);
   // A round with no baseline figure has no ratio.
   assert.equal(medianRatio([500, 600], [0, 1000]), 0.6);
+});
+
+test('the rounds behind a median are shown by their lowest and highest ratio', () => {
+  assert.equal(roundSpreadText([720, 880, 800], [1000, 1000, 1000]), 'rounds 0.72 to 0.88');
+  // A round with no baseline figure has no ratio, and one ratio has no spread.
+  assert.equal(roundSpreadText([500, 600], [0, 1000]), 'one round');
+});
+
+test('a ratio is printed with the digits that tell whether it meets its target', () => {
+  // Two digits would print 0.80 for a ratio that misses "at least 0.80", and 1.25 for one over "at most 1.25".
+  assert.equal(formatJudgedRatio(0.797, 0.8, 'at least'), '0.797');
+  assert.equal(formatJudgedRatio(0.7996, 0.8, 'at least'), '0.7996');
+  assert.equal(formatJudgedRatio(1.2512, 1.25, 'at most'), '1.251');
+  // Where two digits tell the truth, two it is, on either side of the target.
+  assert.equal(formatJudgedRatio(0.803, 0.8, 'at least'), '0.80');
+  assert.equal(formatJudgedRatio(0.77, 0.8, 'at least'), '0.77');
+  assert.equal(formatJudgedRatio(1.246, 1.25, 'at most'), '1.25');
+  assert.equal(formatJudgedRatio(1.3, 1.25, 'at most'), '1.30');
 });
 
 test('wrk is given a script only for what it cannot send alone: a method other than GET, and a body', () => {
