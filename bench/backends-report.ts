@@ -19,6 +19,9 @@ export interface ReportRow {
 const SERVERS = ['Redis', 'PostgreSQL'] as const;
 
 const ratioText = (ratio: number | undefined): string => (ratio === undefined ? 'unreadable' : `${ratio.toFixed(2)}×`);
+/** A ratio held to an upper target, with the digits that tell which side of it it falls (formatJudgedRatio). */
+const judgedRatioText = (ratio: number | undefined, target: number | undefined): string =>
+  ratio === undefined || target === undefined ? ratioText(ratio) : `${formatJudgedRatio(ratio, target, 'at most')}×`;
 
 /** A side's CPU a request of one probe, or that /proc could not tell. */
 function usText(figures: BackendFigures, probe: string): string {
@@ -79,7 +82,7 @@ export function backendRows(result: BackendsResult): ReportRow[] {
     rows.push({
       check: label(figures),
       measured:
-        `service ${target === undefined || figures.serviceCpuRatio === undefined ? ratioText(figures.serviceCpuRatio) : `${formatJudgedRatio(figures.serviceCpuRatio, target, 'at most')}×`} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
+        `service ${judgedRatioText(figures.serviceCpuRatio, target)} (${usText(figures, SERVICE_PROBE)} a request${busyText(figures)})${servers.join('')}; ` +
         `with the servers ${ratioText(figures.allCpuRatio)}; ${rateText(figures, 'the reference', figures.throughputRatio)}`,
       target:
         target === undefined
