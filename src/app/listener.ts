@@ -27,6 +27,7 @@ import { clientErrorListener } from '../http/client-errors.js';
 import { answerConnect } from '../http/connect.js';
 import type { Dispatcher } from '../http/dispatch.js';
 import { boundHttp2Request } from '../http/http2-timeout.js';
+import { isHttp2 } from '../http/http2.js';
 import type { TlsCertificates } from '../tls/tls-certificates.js';
 import type { TlsPair } from '../tls/tls-pair.js';
 import { closeListener, ConnectionDrain } from './connection-drain.js';
@@ -156,7 +157,7 @@ export class Listeners {
     const bounded =
       (listener: Listener): Listener =>
       (req, res) => {
-        if (req.httpVersionMajor === 2) boundHttp2Request(req, res, settings.requestTimeoutMs, hsts);
+        if (isHttp2(req)) boundHttp2Request(req, res, settings.requestTimeoutMs, hsts);
         listener(req, res);
       };
     const serve = bounded(handler);

@@ -2,7 +2,7 @@
 // X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../core/errors.js';
-import { sendOverHttp2 } from './http2.js';
+import { isHttp2, sendOverHttp2 } from './http2.js';
 import { requestIdOf } from './request-id.js';
 import type { ResponseHeaders } from './response-headers.js';
 
@@ -14,7 +14,8 @@ export function sendJson(res: ServerResponse, status: number, body: string, head
   const length = Buffer.byteLength(body);
   headers.set('content-length', String(length));
   // A response made up without its request (a test's, an embedding program's) is HTTP/1's.
-  if ((res.req as IncomingMessage | undefined)?.httpVersionMajor === 2) {
+  const req = res.req as IncomingMessage | undefined;
+  if (req !== undefined && isHttp2(req)) {
     sendOverHttp2(res, status, body, headers);
     return;
   }

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { rawErrorResponse } from './answers.js';
+import { isHttp2 } from './http2.js';
 
 /** The message of the 408 for a request whose headers or body were not received in time. */
 export const REQUEST_TIMEOUT_MESSAGE =
@@ -45,7 +46,7 @@ const timedOut = new WeakSet<object>();
 /** Was `req` (or, over HTTP/1, the connection it came on) cut off by the request timeout? */
 export function wasTimedOut(req: IncomingMessage): boolean {
   // An HTTP/2 request's `socket` is a proxy made on demand: the request itself is what is noted.
-  return timedOut.has(req) || (req.httpVersionMajor !== 2 && timedOut.has(req.socket));
+  return timedOut.has(req) || (!isHttp2(req) && timedOut.has(req.socket));
 }
 
 /** Notes that the HTTP/2 request `req` was cut off by the request timeout. */

@@ -5,14 +5,18 @@
 // is announced by the HEADERS frame not ending the stream (Content-Length is optional and
 // Transfer-Encoding does not exist), and "Connection: close", forbidden in HTTP/2 (RFC 9113 §8.2.2),
 // becomes a stream closed early or a GOAWAY.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import { constants, type Http2ServerRequest, type ServerHttp2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { ResponseHeaders } from './response-headers.js';
 
-/** Whether `req` came over HTTP/2 (node:http2's compatibility API). */
+/**
+ * Whether `req` came over HTTP/2 (node:http2's compatibility API). Its version alone does not say so:
+ * Node's HTTP/1 parser also takes a text request line that names `HTTP/2.0`, and such a request has no
+ * stream; request-checks.ts refuses it.
+ */
 export function isHttp2(req: IncomingMessage): boolean {
-  return req.httpVersionMajor === 2;
+  return req.httpVersionMajor === 2 && !(req instanceof IncomingMessage);
 }
 
 /** The stream of an HTTP/2 request. */

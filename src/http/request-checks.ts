@@ -1,20 +1,33 @@
-// Checks of a request's head that Node's parser leaves to the service: one Host on HTTP/1.1, a request
-// target within the configured length, and the rule for fields that must not be repeated. Node keeps
+// Checks of a request's head that Node's parser leaves to the service: an HTTP/1 version on a request
+// framed as HTTP/1, one Host on HTTP/1.1, a request target within the configured length, and the rule for fields that must not be repeated. Node keeps
 // only the first of some repeated fields (Authorization, Content-Type) and joins others with ", ", so
 // repeats are counted on the raw list.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
 import { countHeader } from './headers.js';
+import { isHttp2 } from './http2.js';
 
 /** A request refused before anything else is looked at, and what its access line shows for the path. */
 export interface RequestFault {
   error: ApiError;
   /** The path of the access line: the target is not logged when it is the fault. */
-  loggedPath: '(bad host)' | '(too long)';
+  loggedPath: '(bad version)' | '(bad host)' | '(too long)';
 }
 
 /** Why the head of `req` cannot be served at all, or undefined when it can. */
 export function requestFault(req: IncomingMessage, maxUrlBytes: number): RequestFault | undefined {
+  // Node's HTTP/1 parser takes a text request line naming HTTP/0.9 or HTTP/2.0. HTTP/0.9 had neither
+  // version nor headers, and HTTP/2 is a binary framing (RFC 9113), so such a request cannot be read
+  // as its sender meant it: 400, and the connection closed, as for any other head not to be trusted.
+  if (req.httpVersionMajor !== 1 && !isHttp2(req)) {
+    const error = new ApiError(
+      'bad_request',
+      `The request line names HTTP/${req.httpVersionMajor}.${req.httpVersionMinor}: send HTTP/1.1 or HTTP/1.0 (HTTP/2 is served over TLS)`,
+      undefined,
+      { headers: { connection: 'close' } },
+    );
+    return { error, loggedPath: '(bad version)' };
+  }
   // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400; the
   // connection is closed, as what follows on it cannot be trusted to be framed as the client meant.
   if (req.httpVersionMinor === 1 && req.httpVersionMajor === 1 && countHeader(req, 'host') !== 1) {

@@ -128,6 +128,24 @@ test('request lines that are not HTTP/1.1 are 400 bad_request with the JSON body
   assert.equal(await petCount(), before);
 });
 
+test('a text request line naming HTTP/2.0 or HTTP/0.9 is 400 bad_request, closed, and the service goes on serving', async () => {
+  // Node's HTTP/1 parser takes these versions; the service must not take such a request for HTTP/2.
+  const before = await petCount();
+  for (const version of ['HTTP/2.0', 'HTTP/0.9']) {
+    for (const head of [
+      `GET /healthz ${version}\r\nHost: x\r\n`,
+      `GET /v1/pets ${version}\r\nHost: x\r\n${AUTH_LINE}`,
+    ]) {
+      const result = await exchange(server.url, `${head}\r\n${SMUGGLED_POST}`);
+      assertRefused(result, 400, 'bad_request', JSON.stringify(head));
+      assert.match(firstAnswer(result.raw).body.message, new RegExp(version.replace('.', '\\.')));
+    }
+    const post = `POST /v1/pets ${version}\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: ${VALID.length}\r\n\r\n${VALID}`;
+    assertRefused(await exchange(server.url, post), 400, 'bad_request', post);
+  }
+  assert.equal(await petCount(), before, 'nothing created, and the service still answers');
+});
+
 test('request-smuggling framings are 400 bad_request, the connection closed, never two requests served', async () => {
   const before = await petCount();
   const post = `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\n`;
