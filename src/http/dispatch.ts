@@ -189,6 +189,22 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     const startedMs = access.start();
     const requestId = requestIdOf(req.headers['x-request-id']);
     const headers = new ResponseHeaders(requestId);
+    // A bug in what is answered here, before the API's own error handling, is a 500 (or a cut
+    // connection) for this request alone: an exception let out of a 'request' listener ends the process.
+    try {
+      answerOutsideApi(req, res, headers, requestId, startedMs);
+    } catch (error) {
+      answerError(req, res, headers, error, requestId, logError);
+    }
+  };
+
+  const answerOutsideApi = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: ResponseHeaders,
+    requestId: string,
+    startedMs: number,
+  ): void => {
     if (hsts !== undefined && isSecure(req)) headers.set('strict-transport-security', hsts);
     const fault = requestFault(req, context.maxUrlBytes);
     if (fault !== undefined) {
@@ -213,7 +229,10 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       sendNotServed(res, headers, path, basePath);
       access.record(req, res, requestId, path, startedMs, undefined, 'not_found');
     } else if (isPending(answered)) {
-      void answered.then((operation) => access.record(req, res, requestId, path, startedMs, undefined, operation));
+      void answered.then(
+        (operation) => access.record(req, res, requestId, path, startedMs, undefined, operation),
+        (error: unknown) => answerError(req, res, headers, error, requestId, logError),
+      );
     } else {
       access.record(req, res, requestId, path, startedMs, undefined, answered);
     }

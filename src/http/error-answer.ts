@@ -33,5 +33,12 @@ export function answerError(
   // Only a body: a request without one is kept alive, even when it is answered before Node has
   // marked it complete (a synchronous 401, 404 or 429 is sent before that happens).
   if (!req.complete && announcesBody(req)) headers.set('connection', 'close');
-  sendError(res, apiError, headers);
+  try {
+    sendError(res, apiError, headers);
+  } catch (sendFailure) {
+    // The answer itself could not be written (a bug on the way out): the connection is cut, so the
+    // client sees a failure and not a hang, and the process goes on serving everyone else.
+    logError(requestId, sendFailure);
+    res.destroy();
+  }
 }

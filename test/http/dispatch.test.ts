@@ -210,3 +210,29 @@ test('the API requests read together are served together, once all are read, eac
     served.close();
   }
 });
+
+test('a bug in an answer made before the API is reached (here /healthz) is a 500 for that request alone: logged, and the process serves on', async () => {
+  const logged: Array<{ requestId: string; error: unknown }> = [];
+  let broken = true;
+  const served = await serveDispatcher({
+    isAccepting: () => {
+      if (broken) throw new Error('secret detail of a bug');
+      return true;
+    },
+    logError: (requestId, error) => logged.push({ requestId, error }),
+  });
+  try {
+    const response = await request(`${served.origin}/healthz`, { headers: { 'x-request-id': 'req-9' } });
+    const text = await response.body.text();
+    assert.equal(response.statusCode, 500);
+    assert.equal(JSON.parse(text).code, 'internal_error');
+    assert.doesNotMatch(text, /secret/);
+    assert.equal(logged[0]?.requestId, 'req-9');
+    broken = false;
+    const next = await request(`${served.origin}/healthz`);
+    assert.equal(next.statusCode, 200);
+    await next.body.text();
+  } finally {
+    served.close();
+  }
+});

@@ -50,3 +50,17 @@ test('a refusal sent while a body is still unread closes the connection; after t
   assert.equal(late.destroyed, true);
   assert.equal(late.body, undefined);
 });
+
+test('an answer that cannot be written (a bug on the way out) cuts the connection and is logged; nothing is thrown', () => {
+  const recorded = new RecordedResponse();
+  const failure = new Error('cannot write');
+  recorded.writeHead = () => {
+    throw failure;
+  };
+  const logged: Array<[string, unknown]> = [];
+  answerError(fakeRequest(), recorded.res, new ResponseHeaders('r'), new ApiError('not_found'), 'r', (id, e) =>
+    logged.push([id, e]),
+  );
+  assert.equal(recorded.destroyed, true);
+  assert.deepEqual(logged, [['r', failure]]);
+});
