@@ -139,7 +139,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
       admitted = true;
       admission.assertCapacity(inFlight);
       const { route, params } = routing.resolve(match, method, path);
-      const claiming = idempotencyKeys.claim(req, route, key.id);
+      const claiming = idempotencyKeys.claim(req, route, params, key.id);
       if (claiming !== undefined) arrival = await claiming;
       const reading = readInput(req, res, route, context.maxBodyBytes);
       const body = reading === undefined ? undefined : await reading;

@@ -1,8 +1,10 @@
 // The Idempotency-Key protocol of HTTP (README "Store orders (beta) and safe retries"), around the core
 // in src/idempotency/, which knows no HTTP:
 // - the field: 1 to 255 visible ASCII characters, sent once (on a request with a body), else 400;
-// - its scope: per API key and per route, `<key id> <METHOD> <path template>`, as the first release
-//   wrote scopes in the log, so answers remembered then are still found;
+// - its scope: per API key and per route, `<key id> <METHOD> <path>`, the path being the route's
+//   template with its parameters filled in: a key sent to one webhook's `/test` is not a repeat of the
+//   same key sent to another's. A route without parameters has the scope the first release wrote in
+//   the log, so answers remembered then are still found;
 // - the claim, taken once the request is admitted and routed but before its body is read, so that a
 //   repeat arriving meanwhile finds it, also after a `100 Continue`;
 // - the release, before the answer is sent: a client that retries the moment it has an answer must find
@@ -42,10 +44,13 @@ export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   return value;
 }
 
-/** The scope of Idempotency-Keys sent with the API key `keyId` to `route`. */
-export function idempotencyScope(keyId: string, route: Route): string {
-  return `${keyId} ${route.method} ${route.path}`;
+/** The scope of Idempotency-Keys sent with the API key `keyId` to `route`, its path parameters `params`. */
+export function idempotencyScope(keyId: string, route: Route, params: Readonly<Record<string, string>>): string {
+  const path = route.path.replace(PATH_PARAMETER, (template, name: string) => params[name] ?? template);
+  return `${keyId} ${route.method} ${path}`;
 }
+
+const PATH_PARAMETER = /\{(\w+)\}/g;
 
 /** Claims, releases and replays of Idempotency-Keys. */
 export class IdempotencyKeys {
@@ -58,17 +63,22 @@ export class IdempotencyKeys {
   }
 
   /**
-   * Claims the Idempotency-Key of `req` for `route` and the API key `keyId`: the request is in flight
+   * Claims the Idempotency-Key of `req` for `route` (with `params`) and the API key `keyId`: the request is in flight
    * from now until `release`. Undefined when the route takes no key or none was sent.
    */
-  claim(req: IncomingMessage, route: Route, keyId: string): Promise<Arrival> | undefined {
+  claim(
+    req: IncomingMessage,
+    route: Route,
+    params: Readonly<Record<string, string>>,
+    keyId: string,
+  ): Promise<Arrival> | undefined {
     if (route.acceptsIdempotencyKey !== true) return undefined;
     const key = idempotencyKeyOf(req);
     if (key === undefined) return undefined;
     const status = route.rememberedStatus;
     if (status === undefined)
       throw new TypeError(`${route.method} ${route.path} accepts an Idempotency-Key but names no rememberedStatus`);
-    return this.#arrive(idempotencyScope(keyId, route), key, status);
+    return this.#arrive(idempotencyScope(keyId, route, params), key, status);
   }
 
   /** Ends the claim of `arrival`, before the answer is sent; a failure is logged, and the answer goes out. */

@@ -46,7 +46,21 @@ test('keys are scoped per API key and per route, as the first release wrote scop
     operationId: 'createPet',
     handle: () => ({ status: 201, body: '' }),
   });
-  assert.equal(idempotencyScope('key_1', route), 'key_1 POST /pets');
+  assert.equal(idempotencyScope('key_1', route, {}), 'key_1 POST /pets');
+});
+
+test("a route's path parameters are part of the scope: one resource's key is not another's", () => {
+  const route = testRoute({
+    method: 'POST',
+    path: '/webhooks/{webhookId}/test',
+    operationId: 'testWebhook',
+    handle: () => ({ status: 202, body: '' }),
+  });
+  assert.equal(idempotencyScope('key_1', route, { webhookId: 'wh_a' }), 'key_1 POST /webhooks/wh_a/test');
+  assert.notEqual(
+    idempotencyScope('key_1', route, { webhookId: 'wh_a' }),
+    idempotencyScope('key_1', route, { webhookId: 'wh_b' }),
+  );
 });
 
 test('a claim is taken only on a route that takes keys, with the status the route answers with', async () => {
@@ -62,9 +76,9 @@ test('a claim is taken only on a route that takes keys, with the status the rout
   const plain = testRoute({ method: 'POST', path: '/plain', operationId: 'plain', handle });
   const queued = testRoute({ ...plain, path: '/jobs', acceptsIdempotencyKey: true, rememberedStatus: 202 });
   const req = fakeRequest({ headers: { ...withBody, 'idempotency-key': 'k1' } });
-  assert.equal(keys.claim(req, plain, 'key_1'), undefined);
-  assert.equal(keys.claim(fakeRequest({ headers: withBody }), queued, 'key_1'), undefined);
-  await keys.claim(req, queued, 'key_1');
+  assert.equal(keys.claim(req, plain, {}, 'key_1'), undefined);
+  assert.equal(keys.claim(fakeRequest({ headers: withBody }), queued, {}, 'key_1'), undefined);
+  await keys.claim(req, queued, {}, 'key_1');
   assert.deepEqual(arrivals, ['key_1 POST /jobs | k1 | 202']);
 });
 

@@ -471,6 +471,25 @@ test('an Idempotency-Key on POST /v1/webhooks answers the same subscription and 
   await call(server, 'DELETE', `/v1/webhooks/${(first.json as WebhookJson).id}`);
 });
 
+test("an Idempotency-Key is scoped to the webhook it is sent to: the same key on another webhook is that webhook's own rotation", async () => {
+  const headers = { 'idempotency-key': `rotate-${Date.now()}` };
+  const first = await subscribe('https://hooks.example.com/first');
+  const second = await subscribe('https://hooks.example.com/second');
+  const rotated = await call(server, 'POST', `/v1/webhooks/${first.id}/rotate-secret`, { headers });
+  const replayed = await call(server, 'POST', `/v1/webhooks/${first.id}/rotate-secret`, { headers });
+  assert.equal(replayed.headers['idempotent-replayed'], 'true');
+  assert.equal(replayed.text, rotated.text);
+  const other = await call(server, 'POST', `/v1/webhooks/${second.id}/rotate-secret`, { headers });
+  assert.equal(other.status, 200, other.text);
+  assert.equal(other.headers['idempotent-replayed'], undefined, "not a repeat of the first webhook's request");
+  const otherJson = other.json as WebhookJson;
+  assert.equal(otherJson.id, second.id);
+  assert.notEqual(otherJson.secret, second.secret, 'the second webhook got a secret of its own');
+  assert.notEqual(otherJson.secret, (rotated.json as WebhookJson).secret);
+  await call(server, 'DELETE', `/v1/webhooks/${first.id}`);
+  await call(server, 'DELETE', `/v1/webhooks/${second.id}`);
+});
+
 test('the events listing refuses an unknown type and pages without skipping', async () => {
   const bad = await call(server, 'GET', '/v1/events?type=pet.sold');
   assert.equal(bad.status, 400);
