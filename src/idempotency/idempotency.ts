@@ -18,11 +18,16 @@ import { bodyFingerprint } from './canonical-json.js';
 /** How long an answer is remembered: 24 hours. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a claim outlives an instance that died holding it: longer than any request may take (a whole
- * request must arrive within the request timeout, 30 s by default, and a store call has its own timeout),
- * so a live claim never lapses, and a dead one blocks retries of its key for two minutes at most.
+ * How long a claim outlives an instance that died holding it. A live claim never lapses: its holder
+ * renews it every `CLAIM_RENEW_MS` while the request is in flight (a whole request must arrive within
+ * the request timeout, 30 s by default, and may then wait on the store), so the lease need only cover a
+ * few missed renewals. A dead one blocks retries of its key for this long at most.
  */
-export const CLAIM_LEASE_MS = 2 * 60 * 1000;
+export const CLAIM_LEASE_MS = 15_000;
+/** How often a held claim is renewed: a third of the lease, so that two renewals may fail or run late. */
+export const CLAIM_RENEW_MS = 5_000;
+/** No request is in flight this long; a claim held longer (an arrival never left) stops being renewed. */
+const CLAIM_RENEWED_AT_MOST_MS = 10 * 60 * 1000;
 
 /** Claimants are this process's prefix and a counter: unique across instances, cheap per request. */
 const CLAIMANT_PREFIX = randomBytes(9).toString('base64url');
@@ -49,10 +54,18 @@ export type Outcome<T> = { replayed: false; item: T } | { replayed: true; body: 
 export class Idempotency {
   readonly #table: IdempotencyTable;
   readonly #clock: Clock;
+  /** The claims held, each with when it was taken (monotonic ms), renewed until their arrival leaves. */
+  readonly #held = new Map<Arrival, number>();
+  /** The one timer that renews them, started with the first (unref'd: it keeps no process alive). */
+  #renewal: NodeJS.Timeout | undefined;
 
-  constructor(table: IdempotencyTable, clock: Clock) {
+  readonly #renewEveryMs: number;
+
+  /** `renewEveryMs`: how often held claims are renewed (`CLAIM_RENEW_MS`; shorter in tests). */
+  constructor(table: IdempotencyTable, clock: Clock, { renewEveryMs = CLAIM_RENEW_MS } = {}) {
     this.#table = table;
     this.#clock = clock;
+    this.#renewEveryMs = renewEveryMs;
   }
 
   #claim(scope: string, key: string, claimant: string): Awaitable<boolean> {
@@ -67,6 +80,7 @@ export class Idempotency {
   async arrive(scope: string, key: string, status: number): Promise<Arrival> {
     const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
     const table = this.#table;
+    const held = this.#held;
     const arrival: Arrival = {
       scope,
       key,
@@ -75,10 +89,41 @@ export class Idempotency {
       claimed: await this.#claim(scope, key, claimant),
       replayedStatus: undefined,
       leave: async () => {
+        held.delete(arrival);
         if (arrival.claimed) await table.release(scope, key, claimant);
       },
     };
+    if (arrival.claimed) this.#renewWhileHeld(arrival);
     return arrival;
+  }
+
+  /**
+   * Notes the claim of `arrival` as held: one timer renews every claim held, every `renewEveryMs`,
+   * until its arrival leaves (one timer for all, so that a request pays a set's add and delete, not a
+   * timer of its own). A renewal that fails (the store unreachable for a moment) is not an error: the
+   * next one tries again, and the lease outlasts two of them.
+   */
+  #renewWhileHeld(arrival: Arrival): void {
+    // A table whose claims do not lapse (one process's) has nothing to renew.
+    if (this.#table.renew === undefined) return;
+    this.#held.set(arrival, this.#clock.monotonic());
+    if (this.#renewal === undefined) this.#renewal = setInterval(() => this.#renewHeld(), this.#renewEveryMs).unref();
+  }
+
+  #renewHeld(): void {
+    const table = this.#table;
+    const nowMonotonicMs = this.#clock.monotonic();
+    const untilMs = this.#clock.now() + CLAIM_LEASE_MS;
+    for (const [arrival, heldSinceMs] of this.#held) {
+      if (nowMonotonicMs - heldSinceMs > CLAIM_RENEWED_AT_MOST_MS) {
+        this.#held.delete(arrival);
+        continue;
+      }
+      const { scope, key, claimant } = arrival;
+      void Promise.resolve()
+        .then(() => table.renew?.(scope, key, claimant, untilMs))
+        .catch(() => {});
+    }
   }
 
   /**
@@ -96,7 +141,10 @@ export class Idempotency {
     const { scope, key, claimant, status } = arrival;
     const fingerprint = bodyFingerprint(body);
     // The request that held the key when this one arrived may have finished while this body arrived.
-    if (!arrival.claimed) arrival.claimed = await this.#claim(scope, key, claimant);
+    if (!arrival.claimed) {
+      arrival.claimed = await this.#claim(scope, key, claimant);
+      if (arrival.claimed) this.#renewWhileHeld(arrival);
+    }
     if (!arrival.claimed) {
       throw new ApiError(
         'conflict',

@@ -34,6 +34,12 @@ export interface IdempotencyTable {
    * False when another request holds a claim that is still alive at `nowMs`.
    */
   claim(scope: string, key: string, claimant: string, nowMs: number, untilMs: number): Awaitable<boolean>;
+  /**
+   * Moves the end of a claim this claimant still holds to `untilMs`; nothing when it holds none (the
+   * claim was released meanwhile, so a late renewal cannot take the key again). Absent on a table
+   * whose claims do not lapse (those of one process, which end with it).
+   */
+  renew?(scope: string, key: string, claimant: string, untilMs: number): Awaitable<void>;
   /** Releases a claim this claimant holds; nothing otherwise. */
   release(scope: string, key: string, claimant: string): Awaitable<void>;
   /** The remembered answer of `(scope, key)`, unless there is none or it expired before `nowMs`. */

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
 import { bodyFingerprint, canonicalJson } from '../../src/idempotency/canonical-json.js';
-import { IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
+import { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
 import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
 import type { IdempotencyRecord } from '../../src/store/store.js';
 
@@ -140,4 +140,25 @@ test('the status an arrival is to be answered with is remembered, and a replay n
   });
   assert.equal(repeat.replayedStatus, 202);
   await repeat.leave();
+});
+
+test('a claim on a table whose claims lapse is renewed while its request is in flight, and no longer once it leaves', async () => {
+  const renewals: Array<{ claimant: string; untilMs: number }> = [];
+  const table = new MemoryIdempotencyTable();
+  const lapsing = Object.assign(table, {
+    renew: (_scope: string, _key: string, claimant: string, untilMs: number) => {
+      renewals.push({ claimant, untilMs });
+    },
+  });
+  const idempotency = new Idempotency(lapsing, clock, { renewEveryMs: 5 });
+  const arrival = await idempotency.arrive(scope, 'renewed', 201);
+  const deadline = Date.now() + 10_000;
+  while (renewals.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(renewals.length >= 2, 'renewed while in flight');
+  assert.ok(renewals.every((renewal) => renewal.claimant === arrival.claimant));
+  assert.ok(renewals.every((renewal) => renewal.untilMs === clock.now() + CLAIM_LEASE_MS));
+  await arrival.leave();
+  const renewedBeforeLeaving = renewals.length;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(renewals.length, renewedBeforeLeaving, 'not renewed once it has left');
 });

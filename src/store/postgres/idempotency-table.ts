@@ -1,7 +1,7 @@
 // Idempotency-Key answers and in-flight claims in PostgreSQL, seen by every instance: a repeat sent to
 // another instance while the first request runs finds its claim, and after it finds its answer. A claim
 // is one row, taken by an upsert that succeeds only when the row is free, already ours, or left by an
-// instance that died (its lease ran out).
+// instance that died (its lease ran out); its holder renews the lease while the request is in flight.
 import type { Pool } from 'pg';
 import type { IdempotencyTable, RememberedAnswer } from '../store.js';
 import { orUnavailable } from './faults.js';
@@ -12,6 +12,10 @@ const CLAIM = {
          ON CONFLICT (scope, key) DO UPDATE SET claimant = excluded.claimant, until_ms = excluded.until_ms
           WHERE idempotency_claims.claimant = excluded.claimant OR idempotency_claims.until_ms <= $4
          RETURNING claimant`,
+};
+const RENEW = {
+  name: 'animal_store_renew_claim',
+  text: 'UPDATE idempotency_claims SET until_ms = $4 WHERE scope = $1 AND key = $2 AND claimant = $3',
 };
 const RELEASE = {
   name: 'animal_store_release',
@@ -35,6 +39,12 @@ export class PostgresIdempotencyTable implements IdempotencyTable {
     return orUnavailable(async () => {
       const result = await this.#pool.query({ ...CLAIM, values: [scope, key, claimant, nowMs, untilMs] });
       return result.rowCount === 1;
+    });
+  }
+
+  renew(scope: string, key: string, claimant: string, untilMs: number): Promise<void> {
+    return orUnavailable(async () => {
+      await this.#pool.query({ ...RENEW, values: [scope, key, claimant, untilMs] });
     });
   }
 
