@@ -210,6 +210,40 @@ test(
 );
 
 test(
+  'an Idempotency-Key held by an instance that is SIGKILLed mid-request is free on the other within the lease, and the retry is carried out',
+  { skip, timeout: 90_000 },
+  async () => {
+    const url = (database as { url: string }).url;
+    const [a, b] = [serve(url), serve(url)];
+    const [urlA, urlB] = await Promise.all([waitForListening(a), waitForListening(b)]);
+    const socket = connect(Number(new URL(urlA).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('error', () => {}); // reset when A dies
+    const body = '{"name":"Orphan","categoryId":2}';
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+        `Idempotency-Key: orphan-1\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    while ((await queryRows(url, "SELECT 1 FROM idempotency_claims WHERE key = 'orphan-1'")).length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    a.process.kill('SIGKILL');
+    await a.exited;
+    // Until the dead claim's lease ends the key is in flight (409); then the retry goes through. The
+    // lease is 15 s: a claim that lasted as long as the old two minutes would outlast this test.
+    const started = Date.now();
+    let retry = await send(urlB, 'POST', '/pets', JSON.parse(body), { 'idempotency-key': 'orphan-1' });
+    while (retry.status === 409 && Date.now() - started < 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      retry = await send(urlB, 'POST', '/pets', JSON.parse(body), { 'idempotency-key': 'orphan-1' });
+    }
+    assert.equal(retry.status, 201, JSON.stringify(retry.json));
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'carried out, not replayed: the first never was');
+    b.process.kill('SIGTERM');
+    assert.equal(await b.exited, 0);
+  },
+);
+
+test(
   'a database that cannot be reached stops the start with one line naming it and the cause, exit 1',
   { timeout: 30_000 },
   async () => {
