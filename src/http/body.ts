@@ -107,16 +107,26 @@ async function readTypedBytes(req: IncomingMessage, maxBytes: number, mediaTypes
   const declared = req.headers['content-length'];
   const declaredBytes = declared === undefined ? undefined : Number(declared);
   const contentType = req.headers['content-type'];
-  const jsonTyped = contentType !== undefined && isJsonContentType(contentType, mediaTypes);
+  const coding = contentCodingOf(req);
+  const jsonTyped = contentType !== undefined && coding === undefined && isJsonContentType(contentType, mediaTypes);
+  const refusal = (): ApiError =>
+    coding === undefined ? unsupportedMediaType(contentType, mediaTypes) : unsupportedCoding(coding);
   if (declaredBytes !== undefined) {
     if (declaredBytes === 0) return EMPTY;
-    if (!jsonTyped) throw unsupportedMediaType(contentType, mediaTypes);
+    if (!jsonTyped) throw refusal();
     if (declaredBytes > maxBytes) throw tooLarge(maxBytes);
   } else if (!bodyWithoutLength(req)) {
     return EMPTY;
   }
   // A chunked body of another media type is refused at its first byte; an empty one reads as empty.
-  return readBytes(req, maxBytes, jsonTyped ? undefined : () => unsupportedMediaType(contentType, mediaTypes));
+  return readBytes(req, maxBytes, jsonTyped ? undefined : refusal);
+}
+
+/** The request's Content-Encoding, unless it has none or says `identity` (no coding at all). */
+function contentCodingOf(req: IncomingMessage): string | undefined {
+  const coding = req.headers['content-encoding'];
+  if (coding === undefined) return undefined;
+  return /^[\t ]*identity[\t ]*$/i.test(coding) ? undefined : coding;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -188,6 +198,19 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError('payload_too_large', `The request body must be at most ${maxBytes} bytes`, undefined, {
     headers: { connection: 'close' },
   });
+}
+
+/**
+ * A body compressed (or otherwise coded) is not taken: 415, with Accept-Encoding saying what is, as
+ * RFC 9110 section 12.5.3 asks of a server that does not accept a request's content coding.
+ */
+function unsupportedCoding(coding: string): ApiError {
+  return new ApiError(
+    'unsupported_media_type',
+    `The request body was sent with Content-Encoding '${coding}'; send it uncompressed, with no Content-Encoding`,
+    undefined,
+    { headers: { 'accept-encoding': 'identity' } },
+  );
 }
 
 function unsupportedMediaType(contentType: string | undefined, mediaTypes: readonly string[]): ApiError {

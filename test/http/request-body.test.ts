@@ -239,6 +239,24 @@ test('a non-empty body without Content-Type, or of another media type, is 415 na
   assert.equal(await petCount(), before);
 });
 
+test('a compressed body (a Content-Encoding other than identity) is 415 with Accept-Encoding: identity; identity is no coding (201)', async () => {
+  const before = await petCount();
+  for (const coding of ['gzip', 'deflate', 'br', 'gzip, identity']) {
+    const reply = await call(server, 'POST', '/v1/pets', {
+      body: VALID,
+      headers: { 'content-type': 'application/json', 'content-encoding': coding },
+    });
+    assert.match(assertError(reply, 415, 'unsupported_media_type', coding).message, /Content-Encoding/);
+    assert.equal(reply.headers['accept-encoding'], 'identity', coding);
+  }
+  assert.equal(await petCount(), before);
+  const plain = await call(server, 'POST', '/v1/pets', {
+    body: VALID,
+    headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' },
+  });
+  assert.equal(plain.status, 201);
+});
+
 test('application/json takes only the parameter charset=utf-8: another charset or parameter is 415', async () => {
   const before = await petCount();
   for (const contentType of [
