@@ -8,16 +8,17 @@ export async function writeFileAtomically(path: string, content: string | Uint8A
   const temporary = `${path}.${process.pid}.tmp`;
   const file = await open(temporary, 'w', mode);
   try {
-    // A temporary file left by an earlier process of the same pid keeps its own mode: set it.
-    if (process.platform !== 'win32') await file.chmod(mode);
-    await file.writeFile(content);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  try {
+    try {
+      // A temporary file left by an earlier process of the same pid keeps its own mode: set it.
+      if (process.platform !== 'win32') await file.chmod(mode);
+      await file.writeFile(content);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
     await rename(temporary, path);
   } catch (error) {
+    // Whatever failed (a full disk, most often), no half-written temporary file stays behind.
     await unlink(temporary).catch(() => {});
     throw error;
   }

@@ -84,7 +84,7 @@ function assertStale(dir: string, path: string, pid: number | undefined): void {
  */
 async function takeOver(dir: string, path: string, fs: StorageFs, warn: (message: string) => void): Promise<void> {
   const takeoverPath = `${path}.takeover`;
-  for (let attempt = 0; !(await tryCreate(fs, takeoverPath)); attempt += 1) {
+  for (let attempt = 0; !(await tryCreate(fs, takeoverPath, { evenWithoutPid: true })); attempt += 1) {
     const taker = await readOwner(fs, takeoverPath);
     if (taker !== undefined && taker !== process.pid && isProcessAlive(taker)) {
       throw new DataDirLockedError(
@@ -126,8 +126,14 @@ async function unlinkIfThere(fs: StorageFs, path: string): Promise<void> {
   });
 }
 
-/** Creates the lock file holding our pid; false if it exists. */
-async function tryCreate(fs: StorageFs, path: string): Promise<boolean> {
+/**
+ * Creates the lock file holding our pid; false if it exists. With `evenWithoutPid`, a file created
+ * whose pid cannot be written for want of space is kept, empty: on a full disk a new file's name costs
+ * nothing but its first byte needs a block, and a takeover must still be possible there (the stale
+ * lock it removes gives back the block the new one needs). Others read an empty file as a process that
+ * died creating it, after a few looks.
+ */
+async function tryCreate(fs: StorageFs, path: string, { evenWithoutPid = false } = {}): Promise<boolean> {
   let file: StorageFile;
   try {
     file = await fs.open(path, 'wx');
@@ -140,6 +146,7 @@ async function tryCreate(fs: StorageFs, path: string): Promise<boolean> {
     await file.close();
   } catch (error) {
     await file.close().catch(() => {});
+    if (evenWithoutPid && errorCode(error) === 'ENOSPC') return true;
     await fs.unlink(path).catch(() => {});
     throw error;
   }

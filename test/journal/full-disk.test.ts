@@ -4,7 +4,7 @@
 
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, rmdir, statfs, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, rmdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -13,12 +13,21 @@ import { StorageUnavailableError } from '../../src/journal/errors.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { openJournal } from '../../src/journal/open-journal.js';
 import { replay } from '../../src/journal/replay.js';
+import { type Child, runCli, waitForListening } from '../helpers/child.js';
 import { call, type Reply, startServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const TMPFS_SIZE = '1m';
 const FILLER_BYTES = 256 * 1024;
 const BATCH = 32;
+const FULL_KEY = 'full-disk-key-0123456789abcdef';
+
+/** An answer of the child service. */
+interface Sent {
+  status: number;
+  text: string;
+  json: unknown;
+}
 
 /** Appends batches of concurrent records until one is refused; resolves to those acknowledged and the first refusal. */
 async function fill(journal: Journal): Promise<{ acknowledged: string[]; refusal: unknown }> {
@@ -171,6 +180,72 @@ test('a real full disk through HTTP: 503 unavailable for the refused creates, no
       assert.deepEqual(await listedIds(server), created, 'the log on disk holds exactly what was acknowledged');
     } finally {
       await server?.close();
+    }
+  }));
+
+test('a service SIGKILLed on a full disk starts again on it: it takes over its stale lock, serves every acknowledged animal, answers writes 503, and leaves no temporary file', (t) =>
+  withTmpfs(t, 'animal-store-full-restart-', async (mountPoint) => {
+    const dataDir = join(mountPoint, 'data');
+    const serve = (): Child =>
+      runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+        ANIMAL_STORE_KEYS: `${FULL_KEY}:enterprise:100000000:1000000000`,
+      });
+    const send = async (apiUrl: string, method: string, path: string, body?: unknown): Promise<Sent> => {
+      const response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${FULL_KEY}`, 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, text, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
+    };
+    const first = serve();
+    try {
+      const apiUrl = await waitForListening(first);
+      const created: number[] = [];
+      for (let refused = false, round = 0; !refused; round += 1) {
+        assert.ok(round < 1_000, 'the disk never filled up');
+        const replies = await Promise.all(
+          Array.from({ length: BATCH }, () => send(apiUrl, 'POST', '/pets', { name: 'x'.repeat(200), categoryId: 1 })),
+        );
+        for (const reply of replies) {
+          if (reply.status === 201) created.push((reply.json as { id: number }).id);
+          else refused = true;
+        }
+      }
+      // Fill the last free pages too, so the restart finds none.
+      const { bavail, bsize } = await statfs(mountPoint);
+      await writeFile(join(mountPoint, 'filler'), Buffer.alloc(bavail * bsize)).catch(() => {});
+      first.process.kill('SIGKILL');
+      await first.exited;
+
+      const second = serve();
+      try {
+        const againUrl = await waitForListening(second);
+        assert.match(second.stderr(), /taking over a stale lock/);
+        const listed = await send(againUrl, 'GET', '/pets?limit=1');
+        assert.equal(listed.status, 200, listed.text);
+        const last = created.at(-1) as number;
+        assert.equal(
+          (await send(againUrl, 'GET', `/pets/${last}`)).status,
+          200,
+          'the last acknowledged animal is served',
+        );
+        const write = await send(againUrl, 'POST', '/pets', { name: 'x'.repeat(200), categoryId: 1 });
+        assert.equal(write.status, 503, write.text);
+        second.process.kill('SIGTERM');
+        assert.equal(await second.exited, 0, second.stderr());
+      } finally {
+        second.process.kill('SIGKILL');
+      }
+      const left = await readdir(dataDir);
+      assert.deepEqual(
+        left.filter((name) => name.endsWith('.tmp')),
+        [],
+        'no half-written temporary file stays',
+      );
+    } finally {
+      first.process.kill('SIGKILL');
     }
   }));
 
