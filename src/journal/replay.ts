@@ -24,8 +24,11 @@ export function replay(buffer: Uint8Array, fileName: string): ReplayResult {
   return tornTail === undefined ? { payloads, validBytes } : { payloads, validBytes, tornTail };
 }
 
-/** Receives one intact record's payload, `bytes[start, end)`, in file order. */
-export type RecordVisitor = (bytes: Buffer, start: number, end: number) => void;
+/**
+ * Receives one intact record's payload, `bytes[start, end)`, in file order, with where its line is:
+ * `line` counted from 1, `lineOffset` the byte offset of its start (for an error naming it).
+ */
+export type RecordVisitor = (bytes: Buffer, start: number, end: number, line: number, lineOffset: number) => void;
 
 /**
  * As replay, but hands each payload to `visit` as bytes instead of collecting strings: a reader that
@@ -49,7 +52,7 @@ export function replayRecords(
       if (newline === bytes.length - 1) return torn(bytes, line - 1, offset);
       throw new CorruptLogError(fileName, line, offset, parsed);
     }
-    visit(bytes, parsed.payloadStart, parsed.payloadEnd);
+    visit(bytes, parsed.payloadStart, parsed.payloadEnd, line, offset);
     offset = newline + 1;
     line += 1;
   }

@@ -4,13 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../../core/clock.js';
+import { CorruptLogError } from '../../journal/errors.js';
 import type { Durability } from '../../journal/journal.js';
 import { journalChangeLog } from './change-log.js';
 import { CURSOR_SECRET_FILE, loadOrCreateSecret } from './cursor-secret.js';
 import { EmbeddedStore } from './embedded-store.js';
 import { FileKeyTable } from './key-file.js';
 import { MemoryKeyTable } from './memory-key-table.js';
-import { decodeChangeAt, idsInTornRecord } from './records.js';
+import { type Change, decodeChangeAt, idsInTornRecord } from './records.js';
 import { type ChangeLog, EmbeddedState, NO_LOG } from './state.js';
 
 /** The journal's file name inside the data directory. */
@@ -50,10 +51,15 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
   // go to the journal once it is open; none is made before.
   let changeLog: ChangeLog = NO_LOG;
   const state = new EmbeddedState({ append: (payload) => changeLog.append(payload) }, clock);
-  let records = 0;
-  const onRecord = (bytes: Buffer, start: number, end: number): void => {
-    records++;
-    state.apply(decodeChangeAt(bytes, start, end, () => `${dataDir}/${JOURNAL_FILE} record ${records}`));
+  const onRecord = (bytes: Buffer, start: number, end: number, line: number, lineOffset: number): void => {
+    let change: Change;
+    try {
+      change = decodeChangeAt(bytes, start, end, () => 'its record');
+    } catch (error) {
+      // Intact framing around a record this service did not write: damage, named as any other.
+      throw new CorruptLogError(join(dataDir, JOURNAL_FILE), line, lineOffset, (error as Error).message);
+    }
+    state.apply(change);
   };
   const { journal, replayed } = await openJournal({
     dir: dataDir,
