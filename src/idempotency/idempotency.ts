@@ -56,7 +56,7 @@ export class Idempotency {
   readonly #clock: Clock;
   /** The claims held, each with when it was taken (monotonic ms), renewed until their arrival leaves. */
   readonly #held = new Map<Arrival, number>();
-  /** The one timer that renews them, started with the first (unref'd: it keeps no process alive). */
+  /** The one timer that renews them, from the first held to the last released (unref'd: it keeps no process alive). */
   #renewal: NodeJS.Timeout | undefined;
 
   readonly #renewEveryMs: number;
@@ -80,7 +80,6 @@ export class Idempotency {
   async arrive(scope: string, key: string, status: number): Promise<Arrival> {
     const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
     const table = this.#table;
-    const held = this.#held;
     const arrival: Arrival = {
       scope,
       key,
@@ -89,7 +88,7 @@ export class Idempotency {
       claimed: await this.#claim(scope, key, claimant),
       replayedStatus: undefined,
       leave: async () => {
-        held.delete(arrival);
+        this.#stopRenewing(arrival);
         if (arrival.claimed) await table.release(scope, key, claimant);
       },
     };
@@ -110,13 +109,20 @@ export class Idempotency {
     if (this.#renewal === undefined) this.#renewal = setInterval(() => this.#renewHeld(), this.#renewEveryMs).unref();
   }
 
+  /** Ends the renewal of `arrival`'s claim; the timer stops with the last one, so none outlives its work. */
+  #stopRenewing(arrival: Arrival): void {
+    if (!this.#held.delete(arrival) || this.#held.size > 0) return;
+    clearInterval(this.#renewal);
+    this.#renewal = undefined;
+  }
+
   #renewHeld(): void {
     const table = this.#table;
     const nowMonotonicMs = this.#clock.monotonic();
     const untilMs = this.#clock.now() + CLAIM_LEASE_MS;
     for (const [arrival, heldSinceMs] of this.#held) {
       if (nowMonotonicMs - heldSinceMs > CLAIM_RENEWED_AT_MOST_MS) {
-        this.#held.delete(arrival);
+        this.#stopRenewing(arrival);
         continue;
       }
       const { scope, key, claimant } = arrival;
