@@ -419,6 +419,27 @@ test('CONNECT is answered like any method, never left hanging: 404 off the base 
   assert.equal(await petCount(), before);
 });
 
+test('a CONNECT answered and then held half-open by its client does not hold up a graceful stop', async () => {
+  const own = await startServer();
+  const { hostname, port } = new URL(own.url);
+  const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+  socket.on('error', () => {});
+  socket.resume();
+  socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+  await once(socket, 'end');
+  // Its side still open, the client holds the connection; a socket the server only ended would keep
+  // the stop waiting on it past its grace period, for as long as the client likes.
+  try {
+    const outcome = await Promise.race([
+      own.close().then(() => 'stopped' as const),
+      new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 8_000).unref()),
+    ]);
+    assert.equal(outcome, 'stopped');
+  } finally {
+    socket.destroy();
+  }
+});
+
 test('an Expect the server does not know is ignored (RFC 9110 section 10.1.1): the request is served with the JSON answer', async () => {
   const result = await exchange(
     server.url,
