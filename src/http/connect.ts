@@ -1,8 +1,8 @@
 // CONNECT: Node hands such a request to a `connect` listener with the bare socket, and with none it
 // closes the socket without a word. This service is not a proxy, so a CONNECT goes through the same
 // listener as any request (its target is no route: 401, 404 or 405 as for any other method), on a
-// response bound to that socket, and the connection is closed (both ways) after the answer. Bytes the client sent
-// after the CONNECT head are never read as further requests.
+// response bound to that socket, and the connection is closed (both ways) after the answer. Bytes the
+// client sent after the CONNECT head are never read as further requests.
 import { type IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 

@@ -1,7 +1,7 @@
 // Checks of a request's head that Node's parser leaves to the service: an HTTP/1 version on a request
-// framed as HTTP/1, one Host on HTTP/1.1, a request target within the configured length, and the rule for fields that must not be repeated. Node keeps
-// only the first of some repeated fields (Authorization, Content-Type) and joins others with ", ", so
-// repeats are counted on the raw list.
+// framed as HTTP/1, one Host on HTTP/1.1, a request target within the configured length, and the rule
+// for fields that must not be repeated. Node keeps only the first of some repeated fields
+// (Authorization, Content-Type) and joins others with ", ", so repeats are counted on the raw list.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
 import { countHeader } from './headers.js';
