@@ -1,10 +1,11 @@
 // Reading a JSON request body: the media type first, then the size from Content-Length before reading
 // and again while streaming (so a lying or chunked body is cut off at the limit, never buffered whole),
-// then strict UTF-8 and JSON.parse (README "Errors").
+// then strict UTF-8 and JSON.parse, numbers kept exact (README "Errors").
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
 import { wasTimedOut } from './client-errors.js';
 import { bodyWithoutLength } from './http2.js';
+import { parseJsonText } from './json-text.js';
 import { assertSentOnce } from './request-checks.js';
 
 /** Media types a JSON body may be sent as; PATCH adds `application/merge-patch+json` (RFC 7396). */
@@ -80,7 +81,7 @@ export async function readJsonBody(
     throw new ApiError('invalid_json', 'The request body is not valid UTF-8 text, so it is not JSON');
   }
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonText(text);
   } catch (error) {
     const reason = error instanceof SyntaxError ? `: ${error.message}` : '';
     throw new ApiError('invalid_json', `The request body is not well-formed JSON${reason}`);

@@ -263,6 +263,22 @@ test('integers past 2^53 − 1 are 400 invalid_body; 2^53 − 1 itself is stored
   assert.match(reply.text, /"categoryId":9007199254740991,/);
 });
 
+test('a categoryId whose literal is no integer is refused even where JSON.parse would round it to one', async () => {
+  const replies = await refusedWithoutChange(
+    [
+      '{"name":"Rex","categoryId":1.0000000000000001}',
+      '{"name":"Rex","categoryId":0.99999999999999999999}',
+      '{"name":"Rex","categoryId":4503599627370496.5}',
+      '{"name":"Rex","categoryId":9007199254740990.9}',
+    ],
+    400,
+    'invalid_body',
+  );
+  for (const reply of replies) assert.match(reply.text, /categoryId/);
+  assert.equal((await created('{"name":"Rex","categoryId":30e-1}')).categoryId, 3, '30e-1 is exactly 3');
+  assert.equal((await created('{"name":"Rex","categoryId":4503599627370496.0000}')).categoryId, 4503599627370496);
+});
+
 test('lone surrogates escaped in name are 400 invalid_body naming name', async () => {
   const replies = await refusedWithoutChange(
     [
