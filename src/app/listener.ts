@@ -62,6 +62,7 @@ interface Http1Settings {
   headersTimeout: number;
   requestTimeout: number;
   keepAliveTimeout: number;
+  timeout: number;
   maxHeaderSize: number;
   requireHostHeader: boolean;
   connectionsCheckingInterval: number;
@@ -72,6 +73,10 @@ function http1Settings(settings: Settings): Http1Settings {
     headersTimeout: settings.headersTimeoutMs,
     requestTimeout: settings.requestTimeoutMs,
     keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // A socket on which no byte has moved for this long is cut. Between requests the keep-alive timeout
+    // applies and before a request's end the two above: this one catches the client that stopped
+    // reading its answers, whose socket would otherwise stay open for ever.
+    timeout: settings.sendTimeoutMs,
     maxHeaderSize: settings.maxHeaderBytes,
     // The dispatcher checks Host itself, so a missing or repeated one gets the JSON 400 (RFC 9112 §3.2).
     requireHostHeader: false,
@@ -136,6 +141,8 @@ export class Listeners {
     const settings = this.#settings;
     const handler = this.#connections.wrap(this.#handler);
     const server = createServer(http1Settings(settings), handler);
+    // The one setting createServer does not take as an option.
+    server.timeout = settings.sendTimeoutMs;
     server.maxConnections = settings.maxConnections;
     this.#connections.watch(server);
     server.on('clientError', clientErrorListener(settings.maxHeaderBytes));
@@ -205,8 +212,17 @@ export class Listeners {
     this.#sessions.add(session);
     session.once('close', () => this.#sessions.delete(session));
     // An idle connection is let go as HTTP/1.1's is after its keep-alive timeout; gracefully, so that
-    // a request that is merely slow to answer is still answered.
-    session.setTimeout(this.#settings.keepAliveTimeoutMs, () => session.close());
+    // a request that is merely slow to answer is still answered. Answers its client does not read
+    // (flow control holds them) would keep it open for ever: once nothing has moved on it for the send
+    // timeout after that, it is cut.
+    const { keepAliveTimeoutMs, sendTimeoutMs } = this.#settings;
+    // node:http2 gives each session the server's `timeout` too, with a handler that destroys it at once;
+    // here that setting is for the HTTP/1.1 connections, and sessions have their own two.
+    session.removeAllListeners('timeout');
+    session.setTimeout(keepAliveTimeoutMs, () => {
+      session.close();
+      session.setTimeout(sendTimeoutMs, () => session.destroy());
+    });
     // Opened while the service stops: its first request gets the prompt 503, then the session ends.
     if (this.#draining) session.once('stream', (stream: Duplex) => stream.once('close', () => session.close()));
   }

@@ -241,6 +241,13 @@ export const SETTINGS: readonly Setting[] = [
     description: 'Idle time before a kept-alive connection is closed, in ms.',
   },
   {
+    option: 'sendTimeoutMs',
+    flag: '--send-timeout-ms',
+    env: 'ANIMAL_STORE_SEND_TIMEOUT_MS',
+    kind: 'integer',
+    description: 'A busy connection on which no byte moves for this long is cut (a client not reading its answers), in ms.',
+  },
+  {
     limit: 'refusalsBeforeBan',
     flag: '--refusals-before-ban',
     env: 'ANIMAL_STORE_REFUSALS_BEFORE_BAN',

@@ -48,6 +48,11 @@ export interface Settings {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /**
+   * A connection whose answers have not moved for this long, in ms, is cut: a client that stops reading
+   * would otherwise hold it, and the answers waiting for it, for ever (nginx's send_timeout).
+   */
+  sendTimeoutMs: number;
   /** The log is compacted once at least this many of its records are superseded, and half of it or more. */
   compactMinRecords: number;
   /** API requests in flight at once; more get a fast 503 instead of a growing queue. */
@@ -114,6 +119,7 @@ export const DEFAULT_SETTINGS: Settings = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
+  sendTimeoutMs: 60_000,
   compactMinRecords: 10_000,
   maxInFlight: 1024,
   maxConnections: 10_000,
@@ -184,6 +190,7 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     'headersTimeoutMs',
     'requestTimeoutMs',
     'keepAliveTimeoutMs',
+    'sendTimeoutMs',
     'compactMinRecords',
     'maxInFlight',
     'maxConnections',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { type ClientHttp2Session, constants, type IncomingHttpHeaders } from 'node:http2';
+import { type ClientHttp2Session, connect as connectHttp2, constants, type IncomingHttpHeaders } from 'node:http2';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { request } from 'undici';
@@ -17,7 +17,7 @@ import { SERVICES_REQUIRED } from '../helpers/postgres.js';
 import { sendRaw } from '../helpers/raw-http.js';
 import { call, createPet, startServer, TEST_KEY, type TestServer } from '../helpers/server.js';
 import { type Exchange, http2Exchange, https1Exchange, openHttp2, servedCertificate } from '../helpers/tls-clients.js';
-import { TEST_PAIRS } from '../helpers/transport.js';
+import { TEST_CA, TEST_PAIRS } from '../helpers/transport.js';
 
 const TLS = { tlsCert: TEST_PAIRS.first.cert, tlsKey: TEST_PAIRS.first.key };
 const AUTH = { authorization: `Bearer ${TEST_KEY}` };
@@ -257,6 +257,29 @@ test('over HTTP/2 a body that stops arriving is cut off at the request timeout w
     await slow.close();
   }
 });
+
+test(
+  'over HTTP/2 a client that reads none of its answers (a zero window) loses its connection at the send timeout',
+  { timeout: 60_000 },
+  async () => {
+    const stalled = await startServer({ ...TLS, keepAliveTimeoutMs: 100, sendTimeoutMs: 200 });
+    // A window of 0 lets the service send the answers' heads but not one byte of their bodies.
+    const reader = connectHttp2(stalled.url, { ca: TEST_CA, settings: { initialWindowSize: 0 } });
+    reader.on('error', () => {});
+    try {
+      await once(reader, 'connect');
+      const stream = reader.request({ ':method': 'GET', ':path': '/v1/pets', ...AUTH });
+      stream.on('error', () => {});
+      const [answer] = (await once(stream, 'response')) as [IncomingHttpHeaders];
+      assert.equal(answer[':status'], 200);
+      // Before the send timeout, the session stayed open until the service stopped.
+      await once(reader, 'close');
+    } finally {
+      reader.destroy();
+      await stalled.close();
+    }
+  },
+);
 
 test('a stop sends HTTP/2 clients GOAWAY: a request in flight is answered, a new connection gets 503, then the port closes', async () => {
   const app = await createAnimalStore({
