@@ -17,8 +17,6 @@ export const MAX_ANSWER_READ_BYTES = 64 * 1024;
 /** The part of an answer kept, as text, in the attempt's `response`. */
 export const ANSWER_TEXT_BYTES = 1024;
 
-/** Connections kept per receiver origin: enough for a few attempts in flight, not a flood. */
-const CONNECTIONS_PER_ORIGIN = 8;
 /** An idle connection is kept this long unless the receiver's Keep-Alive says less. */
 const KEEP_ALIVE_MS = 4_000;
 /** The longest a receiver's `Keep-Alive: timeout=` may keep an idle connection. */
@@ -96,7 +94,9 @@ export function createDeliveryTransport(options: DeliveryTransportOptions): Deli
       lookup: options.lookup ?? dnsLookup,
       connectTimeoutMs,
     }),
-    connections: CONNECTIONS_PER_ORIGIN,
+    // No bound a receiver's origin: the worker's bounds (attempts a subscription, and in all) hold, and
+    // one here would let the subscriptions hanging at a shared host hold back the others there.
+    connections: null,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
     // Backstops: the overall timeout below, started first, fires before these.

@@ -78,6 +78,31 @@ test('a 429 answer returns its Retry-After as sent', async () => {
   assert.equal(result.responseText, 'slow down');
 });
 
+test(
+  'attempts hanging at one host do not hold back another subscription at the same host',
+  { timeout: 30_000 },
+  async () => {
+    // The worker bounds attempts a subscription (8) and in all; the transport adds no bound a host, so
+    // subscriptions that share a receiver's host (a relay, one service's several paths) stay apart.
+    const hanging: Array<() => void> = [];
+    const target = await receiver((request, response) => {
+      if (request.url === '/hang') hanging.push(() => response.end());
+      else response.end('ok');
+    });
+    const sender = transport(60_000);
+    let hangsEnded = 0;
+    const hangs = Array.from({ length: 12 }, () =>
+      sender.send({ url: `${target.url}/hang`, headers: HEADERS, body: EVENT }).then(() => hangsEnded++),
+    );
+    while (hanging.length < 12) await new Promise((resolve) => setTimeout(resolve, 10));
+    const result = await sender.send({ url: `${target.url}/ok`, headers: HEADERS, body: EVENT });
+    assert.equal(result.status, 200);
+    assert.equal(hangsEnded, 0, 'answered while all twelve still hang');
+    for (const answer of hanging) answer();
+    await Promise.all(hangs);
+  },
+);
+
 test('a 302 is a failure with its status, and its Location never gets a request', async () => {
   const elsewhere = await receiver((_request, response) => response.end('should not be reached'));
   const target = await receiver((_request, response) => {
