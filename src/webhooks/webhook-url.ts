@@ -52,6 +52,8 @@ export function validateWebhookUrl(raw: string, policy: WebhookUrlPolicy): Webho
   // `hash` is empty for a bare trailing '#' too; '#' cannot appear in a serialised URL otherwise.
   if (url.href.includes('#')) return { ok: false, reason: 'url must not contain a fragment' };
   if (url.hostname === '') return { ok: false, reason: 'url must name a host' };
+  // Port 0 parses, but no connection can be made to it (RFC 6335 §6: reserved).
+  if (url.port === '0') return { ok: false, reason: 'url must not name port 0, which nothing can listen on' };
   // Percent-encoding can make the stored form longer than what was sent.
   if (url.href.length > MAX_WEBHOOK_URL_CHARS) return { ok: false, reason: tooLong };
   if (policy.allowPrivate) return { ok: true, url: url.href };

@@ -64,6 +64,13 @@ test('a URL with a user name, a password or a fragment is refused', () => {
   }
 });
 
+test('port 0 is refused in every spelling; any other port is taken', () => {
+  for (const raw of ['http://hooks.example.com:0/', 'https://hooks.example.com:00/in', 'http://hooks.example.com:000'])
+    assert.equal(reasonOf(raw, open), 'url must not name port 0, which nothing can listen on', raw);
+  assert.equal(urlOf('http://hooks.example.com:1/'), 'http://hooks.example.com:1/');
+  assert.equal(urlOf('https://hooks.example.com:65535/'), 'https://hooks.example.com:65535/');
+});
+
 test('a URL longer than 2048 characters is refused, before and after normalisation', () => {
   const base = 'https://hooks.example.com/';
   const longest = base + 'a'.repeat(MAX_WEBHOOK_URL_CHARS - base.length);
