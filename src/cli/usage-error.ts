@@ -1,4 +1,5 @@
 // A mistake of the person at the keyboard: reported in one line, exit code 2.
+import { existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 
 /** Exit code for a usage or configuration error. */
@@ -35,6 +36,13 @@ const DATA_DIR_PROBLEMS: Readonly<Record<string, string>> = {
   EDQUOT: 'its disk quota is used up',
 };
 
+/** What an errno code on a file that exists in the data directory means, and what to do about it. */
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: "no permission to read or write it; give it to the service's user",
+  EPERM: "no permission to read or write it; give it to the service's user",
+  EISDIR: 'it is a directory where the service keeps a file; move it away',
+};
+
 /**
  * The UsageError for a file-system `error` met while opening data directory `dir`, or undefined when
  * the error is of another kind: the operator fixes it with another --data-dir or a writable one.
@@ -50,6 +58,10 @@ export function dataDirUsageError(error: unknown, dir: string): UsageError | und
   const on = path === undefined ? undefined : resolve(path);
   if (problem === undefined || on === undefined || !(isWithin(on, resolve(dir)) || isWithin(resolve(dir), on)))
     return undefined;
+  // A file of the directory that is there but unusable is named: another directory is not the fix.
+  const fileProblem = FILE_PROBLEMS[code as string];
+  if (fileProblem !== undefined && on !== resolve(dir) && isWithin(on, resolve(dir)) && existsSync(on))
+    return new UsageError(`cannot use ${path as string} in the data directory ${dir}: ${fileProblem} (${code})`);
   return new UsageError(
     `cannot use the data directory ${dir}: ${problem} (${code}); pass --data-dir with a writable directory`,
   );

@@ -67,6 +67,22 @@ async function ownerOnly(handle: FileHandle): Promise<FileHandle> {
   }
 }
 
+/**
+ * readFile, with the file's path on its error: a read's own failure (EISDIR when the path is a
+ * directory, EIO) comes without one, and an operator must be told which file is at fault.
+ */
+export function readFileNamed(path: string): Promise<Buffer>;
+export function readFileNamed(path: string, encoding: 'utf8'): Promise<string>;
+export async function readFileNamed(path: string, encoding?: 'utf8'): Promise<Buffer | string> {
+  try {
+    return encoding === undefined ? await readFile(path) : await readFile(path, encoding);
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException;
+    if (typeof failure === 'object' && failure !== null && failure.path === undefined) failure.path = path;
+    throw failure;
+  }
+}
+
 /** The real file system. One shared object, so the in-process lock registry can key on it. */
 export const nodeFs: StorageFs = {
   async open(path: string, flags: OpenFlags, options: OpenOptions = {}): Promise<StorageFile> {
@@ -75,7 +91,7 @@ export const nodeFs: StorageFs = {
     if (SYNCED_APPEND === undefined) return new NodeFile(await ownerOnly(await open(path, flags, FILE_MODE)), true);
     return new NodeFile(await ownerOnly(await open(path, SYNCED_APPEND, FILE_MODE)), false);
   },
-  readFile: (path) => readFile(path),
+  readFile: (path) => readFileNamed(path),
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   async mkdir(path, mode) {

@@ -2,8 +2,9 @@
 // start-up. The file is removed once restored, so a later crash starts every bucket full rather than
 // restoring counts that are out of date. Written atomically, so a crash while saving leaves the old
 // file or the new one.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { writeFileAtomically } from '../journal/atomic-file.js';
+import { readFileNamed } from '../journal/node-fs.js';
 import type { SavedLimiterState } from './limiter-state.js';
 
 /** What can be saved and restored. */
@@ -16,7 +17,7 @@ interface StatefulLimiter {
 export async function restoreLimiterState(limiter: StatefulLimiter, path: string): Promise<void> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFileNamed(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;

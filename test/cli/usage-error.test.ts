@@ -1,5 +1,8 @@
 // Which file-system errors become the one-line data-directory answer (exit code 2), and which do not.
 import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { dataDirUsageError, UsageError } from '../../src/cli/usage-error.js';
 
@@ -19,6 +22,31 @@ test('an errno error on the data directory, a file in it or a parent of it names
     assert.match(usage.message, /^cannot use the data directory \/srv\/data: /);
     assert.match(usage.message, problem);
     assert.match(usage.message, /pass --data-dir with a writable directory$/);
+  }
+});
+
+test('a file of the data directory that is there but unusable is named, with what to do about it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-usage-'));
+  try {
+    await writeFile(join(dir, 'keys.json'), '{}');
+    await mkdir(join(dir, 'animals.log'));
+    const denied = dataDirUsageError(errnoError('EACCES', join(dir, 'keys.json')), dir);
+    assert.equal(
+      denied?.message,
+      `cannot use ${join(dir, 'keys.json')} in the data directory ${dir}: no permission to read or write it; give it to the service's user (EACCES)`,
+    );
+    const directory = dataDirUsageError(errnoError('EISDIR', join(dir, 'animals.log')), dir);
+    assert.match(
+      directory?.message ?? '',
+      /animals\.log in the data directory .*: it is a directory where the service keeps a file; move it away \(EISDIR\)$/,
+    );
+    // A file that is not there yet could not be created: the directory is at fault, as before.
+    assert.match(
+      dataDirUsageError(errnoError('EACCES', join(dir, 'LOCK')), dir)?.message ?? '',
+      /^cannot use the data directory /,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
 

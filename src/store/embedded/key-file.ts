@@ -2,9 +2,9 @@
 // Written atomically, so a crash leaves the old file or the new one; `animal-store keys` edits it
 // while a service runs, and the service notices by watching the directory.
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../../journal/atomic-file.js';
+import { readFileNamed } from '../../journal/node-fs.js';
 import { type ApiKey, PLAN_NAMES } from '../../keys/api-key.js';
 import type { KeyTable } from '../../keys/key-table.js';
 import { KEYS_RELOAD_SIGNAL } from '../../keys/service-keys.js';
@@ -22,7 +22,7 @@ export async function loadKeyFile(dir: string): Promise<ApiKey[]> {
   const path = join(dir, KEYS_FILE);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFileNamed(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
