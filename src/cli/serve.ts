@@ -155,6 +155,9 @@ export async function runServe(
   // The port is tried before the data directory is touched: a start that cannot listen must not leave
   // a first key behind that nobody was shown (nothing is left half-created). A worker's primary tried it.
   if (cluster.isPrimary) await tryPort(options.port ?? DEFAULT_SETTINGS.port, options.host ?? DEFAULT_SETTINGS.host);
+  // And the metrics port likewise, so that its failure names its own flags.
+  if (cluster.isPrimary && options.metricsPort !== undefined)
+    await tryPort(options.metricsPort, options.metricsHost ?? DEFAULT_SETTINGS.metricsHost, METRICS_FLAGS);
   if (cluster.isPrimary && workers > 1) {
     // Checked here too, so that a bad certificate stops the start with its one line rather than with
     // every worker failing in turn.
@@ -186,7 +189,8 @@ export async function runServe(
   }
   const hooks = cluster.isWorker ? { metricsToPrimary: process } : {};
   const app = await openAnimalStore({ ...options, logger, createFirstKey: true }, hooks).catch((error: unknown) => {
-    if (error instanceof TypeError) throw new UsageError(`${error.message} (see animal-store serve --help)`);
+    if (error instanceof TypeError)
+      throw new UsageError(`${inCommandLineTerms(error.message)} (see animal-store serve --help)`);
     if (error instanceof TlsFileError) throw new UsageError(error.message);
     throw (options.dataDir === undefined ? undefined : dataDirUsageError(error, options.dataDir)) ?? error;
   });
@@ -273,19 +277,47 @@ async function listenClusterMetrics(port: number, host: string): Promise<string>
   try {
     return (await listenMetrics(metrics, port, host)).url;
   } catch (error) {
-    throw listenUsageError(error, port, host, { port: '--metrics-port', host: '--metrics-host' });
+    throw listenUsageError(error, port, host, METRICS_FLAGS);
   }
 }
 
+/** Flags by the library's option names (`requestTimeoutMs`, `limits.banMs`), for messages about options. */
+const FLAG_OF_OPTION: ReadonlyMap<string, string> = new Map(
+  SETTINGS.map((setting) => [
+    'option' in setting ? setting.option : 'limit' in setting ? `limits.${setting.limit}` : setting.serve,
+    setting.flag,
+  ]),
+);
+
+/**
+ * A library option's message said as the command line says it: `option tlsCert needs tlsKey too`
+ * becomes `--tls-cert needs --tls-key too`, and `option keys key 2` is `ANIMAL_STORE_KEYS entry 2`.
+ * A bare word is taken for an option name only in camelCase, so that "host" or "port" in a sentence stay.
+ */
+export function inCommandLineTerms(message: string): string {
+  return message
+    .replace(/\boption keys key (\d+)/g, 'ANIMAL_STORE_KEYS entry $1')
+    .replace(
+      /\b(option )?((?:limits\.)?[a-z]+(?:[A-Z][a-z]*)*)\b/g,
+      (words: string, option: string | undefined, name: string) => {
+        const flag = FLAG_OF_OPTION.get(name);
+        return flag !== undefined && (option !== undefined || /[A-Z.]/.test(name)) ? flag : words;
+      },
+    );
+}
+
+/** The flags that set the metrics listener's address, named when it cannot listen. */
+const METRICS_FLAGS = { port: '--metrics-port', host: '--metrics-host' };
+
 /** Binds and releases `port` on `host`, so that a port in use or refused is found before anything is created. */
-async function tryPort(port: number, host: string): Promise<void> {
+async function tryPort(port: number, host: string, flags?: { port: string; host: string }): Promise<void> {
   // Port 0 is tried too: it still finds a host that is not this machine's or cannot be resolved.
   const trial = createServer();
   await new Promise<void>((done, fail) => {
     trial.once('error', fail);
     trial.listen({ port, host, exclusive: true }, done);
   }).catch((error: unknown) => {
-    throw listenUsageError(error, port, host);
+    throw listenUsageError(error, port, host, flags);
   });
   await new Promise((done) => trial.close(done));
 }

@@ -2,7 +2,7 @@
 // default and meaning. The CLI and `--help` come from it, and a test holds the README's configuration
 // table to its flags and variables.
 import { type LimiterOptions, MAX_REFUSALS_BEFORE_BAN } from '../limits/index.js';
-import { MAX_HSTS_MAX_AGE, MAX_WEBHOOK_MS } from './setting-values.js';
+import { MAX_HSTS_MAX_AGE, MAX_TIMER_MS, MAX_WEBHOOK_MS } from './setting-values.js';
 import type { ServeOnlySettings, Settings } from './settings.js';
 
 /** How a setting's text (flag or environment) becomes a value. */
@@ -133,6 +133,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--fsync-interval-ms',
     env: 'ANIMAL_STORE_FSYNC_INTERVAL_MS',
     kind: 'integer',
+    max: MAX_TIMER_MS,
     description: 'fsync period under durability=interval, in ms.',
   },
   {
@@ -175,6 +176,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--headers-timeout-ms',
     env: 'ANIMAL_STORE_HEADERS_TIMEOUT_MS',
     kind: 'integer',
+    max: MAX_TIMER_MS,
     description: 'Time allowed to receive request headers, in ms (408 after).',
   },
   {
@@ -182,6 +184,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--request-timeout-ms',
     env: 'ANIMAL_STORE_REQUEST_TIMEOUT_MS',
     kind: 'integer',
+    max: MAX_TIMER_MS,
     description: 'Time allowed to receive a whole request, in ms (408 after).',
   },
   {
@@ -238,6 +241,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--keep-alive-timeout-ms',
     env: 'ANIMAL_STORE_KEEP_ALIVE_TIMEOUT_MS',
     kind: 'integer',
+    max: MAX_TIMER_MS,
     description: 'Idle time before a kept-alive connection is closed, in ms.',
   },
   {
@@ -245,6 +249,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--send-timeout-ms',
     env: 'ANIMAL_STORE_SEND_TIMEOUT_MS',
     kind: 'integer',
+    max: MAX_TIMER_MS,
     description: 'A busy connection on which no byte moves for this long is cut (a client not reading its answers), in ms.',
   },
   {
@@ -350,7 +355,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: '--webhook-timeout-ms',
     env: 'ANIMAL_STORE_WEBHOOK_TIMEOUT_MS',
     kind: 'integer',
-    max: MAX_WEBHOOK_MS,
+    max: MAX_TIMER_MS,
     description: 'Longest a webhook delivery attempt may take, in ms.',
   },
   {

@@ -14,6 +14,15 @@ import {
 } from './setting-values.js';
 import type { Settings } from './settings.js';
 
+/** 2030-12-05, or an RFC 3339 date-time such as 2030-12-05T00:00:00Z or 2030-12-05T01:00:00+01:00. */
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))?$/i;
+
+/** Is the date at the start of `text` a day of the calendar (not 2030-02-30, which Date.parse moves on)? */
+function isCalendarDay(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
+}
+
 /** Turns the text of a flag or environment variable into the setting's value; throws naming `source`. */
 export function parseSettingText(setting: Setting, text: string, source: string): Settings[keyof Settings] {
   switch (setting.kind) {
@@ -45,7 +54,8 @@ export function parseSettingText(setting: Setting, text: string, source: string)
       if (!/^[0-9]+$/.test(text)) throw new TypeError(`${source} must be a whole number or auto, not "${text}"`);
       return parseIntegerText(text, source, setting.max);
     case 'date': {
-      const value = Date.parse(text);
+      // A calendar date or an RFC 3339 time, nothing Date.parse would also guess at ("2026", "-1").
+      const value = DATE_TEXT.test(text) && isCalendarDay(text) ? Date.parse(text) : Number.NaN;
       if (Number.isNaN(value))
         throw new TypeError(`${source} must be a date such as 2030-12-05T00:00:00Z, not "${text}"`);
       return value;

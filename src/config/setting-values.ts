@@ -32,6 +32,12 @@ export function isHttpUrl(value: unknown): value is string {
   }
 }
 
+/**
+ * Longest time a setting that runs a timer may name, in ms: 2^31 − 1 (about 24.8 days), the most a
+ * Node timer holds; a longer one would fire at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Longest webhook time setting, in ms: a year, far past any schedule, and safe to add to a timestamp. */
 export const MAX_WEBHOOK_MS = 366 * 86_400_000;
 /** Most webhook retries: the default schedule has seven. */

@@ -11,6 +11,7 @@ import {
   isHttpUrl,
   isRedisUrl,
   MAX_HSTS_MAX_AGE,
+  MAX_TIMER_MS,
   MAX_WEBHOOK_MS,
   MAX_WEBHOOK_RETRIES,
 } from './setting-values.js';
@@ -175,6 +176,13 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
       `option basePath must look like "/v1" (slash-separated segments, no trailing slash), not ${JSON.stringify(settings.basePath)}`,
     );
   }
+  // A request timeout set shorter than the headers' default takes the headers' timeout down with it.
+  if (
+    options.headersTimeoutMs === undefined &&
+    Number.isSafeInteger(settings.requestTimeoutMs) &&
+    settings.requestTimeoutMs >= 1
+  )
+    settings.headersTimeoutMs = Math.min(DEFAULT_SETTINGS.headersTimeoutMs, settings.requestTimeoutMs);
   // The placeholder addresses follow a configured base path; addresses given are taken as they are.
   for (const name of ['publicUrl', 'stagingUrl'] as const) {
     if (options[name] === undefined) settings[name] = DEFAULT_SETTINGS[name].replace(/\/v1$/, settings.basePath);
@@ -200,6 +208,22 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1)
       throw new TypeError(`option ${name} must be a positive whole number`);
   }
+  for (const name of [
+    'fsyncIntervalMs',
+    'headersTimeoutMs',
+    'requestTimeoutMs',
+    'keepAliveTimeoutMs',
+    'sendTimeoutMs',
+    'webhookTimeoutMs',
+  ] as const) {
+    if (settings[name] > MAX_TIMER_MS)
+      throw new TypeError(`option ${name} must be at most ${MAX_TIMER_MS} ms, the longest a timer holds`);
+  }
+  // node:http refuses the pair otherwise: the headers are part of the request, and arrive within its time.
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs)
+    throw new TypeError(
+      'option headersTimeoutMs must not be longer than requestTimeoutMs: the headers are part of the request',
+    );
   if (!Number.isSafeInteger(settings.port) || settings.port < 0 || settings.port > 65535)
     throw new TypeError('option port must be a whole number from 0 to 65535');
   for (const name of ['tlsCert', 'tlsKey'] as const) {

@@ -2,7 +2,7 @@
 // process: the rate limiter's five (README "Rate limits", "configurable") go into the `limits` option.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SERVE_HELP, serveOptions } from '../../src/cli/serve.js';
+import { inCommandLineTerms, SERVE_HELP, serveOptions } from '../../src/cli/serve.js';
 import { SETTINGS } from '../../src/config/setting-table.js';
 import { resolveLimiterOptions } from '../../src/limits/index.js';
 
@@ -150,4 +150,50 @@ test('a yes/no flag given alone means true; with a value it takes the value', ()
   assert.equal(serveOptions(['--trust-proxy', 'false'], {}).trustProxy, false);
   assert.equal(serveOptions(['--trust-proxy=0'], {}).trustProxy, false);
   assert.equal(serveOptions([], {}).trustProxy, undefined);
+});
+
+test('a setting that runs a timer is refused past 2^31 − 1 ms, which a Node timer cannot hold', () => {
+  for (const flag of [
+    '--webhook-timeout-ms',
+    '--keep-alive-timeout-ms',
+    '--send-timeout-ms',
+    '--request-timeout-ms',
+    '--headers-timeout-ms',
+    '--fsync-interval-ms',
+  ]) {
+    assert.throws(
+      () => serveOptions([flag, '2147483648'], {}),
+      { name: 'TypeError', message: `${flag} must be a whole number from 1 to 2147483647, not "2147483648"` },
+      flag,
+    );
+    assert.doesNotThrow(() => serveOptions([flag, '2147483647'], {}), flag);
+  }
+});
+
+test('a date setting takes a calendar date or an RFC 3339 time, and nothing Date.parse would guess at', () => {
+  assert.equal(serveOptions(['--sunset-at', '2031-01-02'], {}).sunsetAt, Date.UTC(2031, 0, 2));
+  assert.equal(serveOptions(['--sunset-at', '2031-01-02T01:00:00+01:00'], {}).sunsetAt, Date.UTC(2031, 0, 2));
+  assert.equal(
+    serveOptions(['--deprecated-at', '2026-11-22T00:00:00.5Z'], {}).deprecatedAt,
+    Date.UTC(2026, 10, 22) + 500,
+  );
+  for (const text of ['-1', '0', '2026', '2026-11', '2030-02-30', '2030-13-01', 'Dec 5 2030', '2030-12-05T00:00Z'])
+    assert.throws(
+      () => serveOptions([`--deprecated-at=${text}`], {}),
+      { name: 'TypeError', message: /must be a date/ },
+      text,
+    );
+});
+
+test('a library option named in a message is said as its flag; plain words stay', () => {
+  assert.equal(
+    inCommandLineTerms('option tlsCert needs tlsKey too: TLS takes a certificate'),
+    '--tls-cert needs --tls-key too: TLS takes a certificate',
+  );
+  assert.equal(inCommandLineTerms('option keys key 2: bad plan'), 'ANIMAL_STORE_KEYS entry 2: bad plan');
+  assert.equal(inCommandLineTerms('option limits.banMs must be short'), '--ban-ms must be short');
+  assert.equal(
+    inCommandLineTerms('option port must be a port; the host is fine'),
+    '--port must be a port; the host is fine',
+  );
 });
