@@ -67,5 +67,5 @@ export async function openLimiter(
     });
   }
   if (settings.dataDir === undefined) return new MemoryLimiter(clock, options);
-  return MemoryLimiter.open(clock, options, join(resolve(settings.dataDir), LIMITER_STATE_FILE));
+  return MemoryLimiter.open(clock, options, join(resolve(settings.dataDir), LIMITER_STATE_FILE), warn);
 }

@@ -33,9 +33,14 @@ export class MemoryLimiter implements Limiter {
   }
 
   /** A limiter whose saved state, if `stateFile` holds one, is restored (and the file removed). */
-  static async open(clock: Clock, options: LimiterOptions | undefined, stateFile: string): Promise<MemoryLimiter> {
+  static async open(
+    clock: Clock,
+    options: LimiterOptions | undefined,
+    stateFile: string,
+    warn: (line: string) => void = () => {},
+  ): Promise<MemoryLimiter> {
     const limiter = new MemoryLimiter(clock, options, stateFile);
-    await restoreLimiterState(limiter, stateFile);
+    await restoreLimiterState(limiter, stateFile, warn);
     return limiter;
   }
 

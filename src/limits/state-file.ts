@@ -13,8 +13,15 @@ interface StatefulLimiter {
   importState(state: unknown): void;
 }
 
-/** Restores day buckets and bans saved by the last graceful stop, then removes the file. */
-export async function restoreLimiterState(limiter: StatefulLimiter, path: string): Promise<void> {
+/**
+ * Restores day buckets and bans saved by the last graceful stop, then removes the file. A damaged file
+ * is dropped with a warning: it only costs keys their saved day counts and bans, as a crash would.
+ */
+export async function restoreLimiterState(
+  limiter: StatefulLimiter,
+  path: string,
+  warn: (line: string) => void = () => {},
+): Promise<void> {
   let text: string;
   try {
     text = await readFileNamed(path, 'utf8');
@@ -24,8 +31,9 @@ export async function restoreLimiterState(limiter: StatefulLimiter, path: string
   }
   try {
     limiter.importState(JSON.parse(text));
-  } catch {
-    // Damaged state only costs keys their saved day counts; it must not stop the service.
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`${path} is damaged (${reason}), so the day buckets and bans it saved start afresh`);
   }
   await rm(path, { force: true });
 }

@@ -3,6 +3,10 @@
 // older than a day is dropped, a ban ends at its wall-clock end, and bad input is ignored.
 
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import type { SavedLimiterState } from '../../src/limits/index.js';
@@ -187,4 +191,20 @@ test("a restored day bucket adopts the key's current limits: a smaller plan clam
   const decision = limiter.admitKey('k', { perMinute: 10, perDay: 20 });
   assert.equal(headersOf(decision)['x-ratelimit-limit'], '10');
   assert.equal(limiter.exportState().days[0]?.tokens, 19);
+});
+
+test('a saved state file that is not JSON is dropped at start with a warning naming it, and the limiter starts afresh', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'animal-store-limits-'));
+  try {
+    const path = join(dir, 'limits.json');
+    await writeFile(path, '{"version":1,"days":[{"key":"k",');
+    const warnings: string[] = [];
+    const limiter = await MemoryLimiter.open(new ManualClock(T0_MS), undefined, path, (line) => warnings.push(line));
+    assert.equal(limiter.sizes.keys, 0);
+    assert.equal(warnings.length, 1);
+    assert.ok(warnings[0]?.startsWith(`${path} is damaged (`), warnings[0]);
+    assert.ok(!existsSync(path), 'removed, as a restored file is');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
