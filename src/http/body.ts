@@ -74,6 +74,11 @@ export async function readJsonBody(
     if (whenEmpty !== undefined) return whenEmpty;
     throw new ApiError('invalid_json', 'The request body is missing: send the resource as a JSON object');
   }
+  return parseJsonBytes(bytes);
+}
+
+/** The JSON value of a body's bytes, refused with 400 invalid_json unless they are UTF-8 JSON text. */
+function parseJsonBytes(bytes: Buffer): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -89,14 +94,16 @@ export async function readJsonBody(
 }
 
 /**
- * The body of an operation that takes none (DELETE): it is read and dropped, so the connection can be
- * kept, but only within the same limits as any body: over the limit 413, not JSON 415, repeated
- * Content-Type or Idempotency-Key 400. An empty body, or none, is what such a request should carry.
+ * The body of an operation that takes none (DELETE, a rotation): it is read and dropped, so the
+ * connection can be kept, but only within the same limits as any body: over the limit 413, not of a
+ * JSON media type 415, not JSON text 400 invalid_json, repeated Content-Type or Idempotency-Key 400.
+ * An empty body, or none, is what such a request should carry.
  */
 export async function skipBody(req: IncomingMessage, maxBytes: number): Promise<void> {
   if (!announcesBody(req)) return;
   checkSingleHeaders(req);
-  await readTypedBytes(req, maxBytes, JSON_MEDIA_TYPES);
+  const bytes = await readTypedBytes(req, maxBytes, JSON_MEDIA_TYPES);
+  if (bytes.length > 0) parseJsonBytes(bytes);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The Idempotency-Key protocol of HTTP (README "Store orders (beta) and safe retries"), around the core
 // in src/idempotency/, which knows no HTTP:
-// - the field: 1 to 255 visible ASCII characters, sent once (on a request with a body), else 400;
+// - the field: 1 to 255 visible ASCII characters, sent once, else 400 (a POST without the body it
+//   needs is refused as invalid_json instead);
 // - its scope: per API key and per route, `<key id> <METHOD> <path>`, the path being the route's
 //   template with its parameters filled in: a key sent to one webhook's `/test` is not a repeat of the
 //   same key sent to another's. A route without parameters has the scope the first release wrote in
@@ -26,13 +27,16 @@ export type Arrive = (scope: string, key: string, status: number) => Promise<Arr
 // An Idempotency-Key is 1 to 255 visible ASCII characters.
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** The request's Idempotency-Key, checked; undefined when none was sent, or when a repeat of it cannot matter. */
-export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
+/**
+ * The request's Idempotency-Key, checked; undefined when none was sent, or when it is repeated on a
+ * request without the body its route needs, which is refused as invalid_json whatever its headers. A
+ * POST that takes no body, or may go without, is carried out on its key alone: a repeat is refused.
+ */
+export function idempotencyKeyOf(req: IncomingMessage, bodyRequired = false): string | undefined {
   const count = countHeader(req, 'idempotency-key');
   if (count === 0) return undefined;
   if (count > 1) {
-    // A repeat matters only on a request with a body; one without a body is refused as invalid_json anyway.
-    if (!announcesBody(req)) return undefined;
+    if (bodyRequired && !announcesBody(req)) return undefined;
     throw repeatedField('Idempotency-Key');
   }
   const value = req.headers['idempotency-key'];
@@ -73,7 +77,7 @@ export class IdempotencyKeys {
     keyId: string,
   ): Promise<Arrival> | undefined {
     if (route.acceptsIdempotencyKey !== true) return undefined;
-    const key = idempotencyKeyOf(req);
+    const key = idempotencyKeyOf(req, route.bodyMediaTypes !== undefined && !route.bodyOptional);
     if (key === undefined) return undefined;
     const status = route.rememberedStatus;
     if (status === undefined)

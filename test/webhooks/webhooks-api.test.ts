@@ -490,6 +490,28 @@ test("an Idempotency-Key is scoped to the webhook it is sent to: the same key on
   await call(server, 'DELETE', `/v1/webhooks/${second.id}`);
 });
 
+test('a POST that takes no body refuses a repeated Idempotency-Key and a body that is not JSON, and changes nothing', async () => {
+  const webhook = await subscribe('https://hooks.example.com/bodiless');
+  const path = `/v1/webhooks/${webhook.id}/rotate-secret`;
+  const twice = await call(server, 'POST', path, { headers: { 'idempotency-key': ['k', 'k'] } });
+  assert.equal(twice.status, 400, twice.text);
+  assert.equal((twice.json as { code: string }).code, 'invalid_header');
+  for (const body of ['{bad', '\uFEFF{}', Buffer.from([0xff, 0xfe])]) {
+    const refused = await call(server, 'POST', path, { body, headers: { 'content-type': 'application/json' } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal((refused.json as { code: string }).code, 'invalid_json');
+  }
+  const deleted = await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`, {
+    body: '{bad',
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(deleted.status, 400, deleted.text);
+  // No rotation and no deletion took place: the first secret alone still signs, and the webhook is there.
+  const rotated = await call(server, 'POST', path, { body: '{}', headers: { 'content-type': 'application/json' } });
+  assert.equal(rotated.status, 200, rotated.text);
+  assert.equal((await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`)).status, 204);
+});
+
 test('the events listing refuses an unknown type and pages without skipping', async () => {
   const bad = await call(server, 'GET', '/v1/events?type=pet.sold');
   assert.equal(bad.status, 400);
