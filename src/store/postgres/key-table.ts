@@ -10,8 +10,12 @@ import { KEYS_CHANNEL } from './schema.js';
 
 /** How long a burst of notifications is let settle before the keys are read again. */
 const SETTLE_MS = 50;
-/** Wait before opening a lost listening connection again. */
-const RELISTEN_MS = 1000;
+/**
+ * Wait before opening a lost listening connection again. Short, since until it is open again the keys
+ * may be stale: the pool is back at the first request once the database is, and a key revoked during
+ * the outage must not be served for long after that.
+ */
+const RELISTEN_MS = 200;
 /** The advisory lock that makes "add a first key unless there is one" one step across instances. */
 const FIRST_KEY_LOCK = '107014665707885';
 
@@ -144,10 +148,10 @@ export class PostgresKeyTable implements KeyTable {
         .connect()
         .then(() => listener.query(`LISTEN ${KEYS_CHANNEL}`))
         .then(() => {
-          // Keys may have changed while nobody listened.
+          // Keys may have changed while nobody listened: read them now, not after a settling pause.
           if (failing) {
             failing = false;
-            changed();
+            onChange();
           }
         })
         .catch(lost);
