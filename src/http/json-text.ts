@@ -1,8 +1,8 @@
 // JSON text to a value, with numbers kept honest: JSON.parse rounds a literal to the nearest double,
 // so `1.0000000000000001` or `4503599627370496.5` would arrive as an integer although the JSON value
-// the client sent is not one. Every number a request body may hold is an integer (README "How the
-// API behaves": "a JSON number whose value is an integer"), so such a literal is read as a number that
-// is not an integer, and validation refuses it as it refuses `3.5`.
+// the client sent is not one. Every number a request body may hold is an integer (docs/api.md, "Pets":
+// a JSON number whose value is an integer), so such a literal is read as a number that is not an
+// integer, and validation refuses it as it refuses `3.5`.
 
 /**
  * A literal can round to an integer without being one only with 16 significant digits or more: any
