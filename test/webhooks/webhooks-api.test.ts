@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { call, createPet, startServer, type TestServer } from '../helpers/server.js';
+import { undiciHttp2Cannot } from '../helpers/transport.js';
 import { type ReceivedRequest, startReceiver } from './receiver.js';
 
 /** Retries 40 ms apart (the schedule's jitter keeps them within 32 to 48 ms), so a test sees several. */
@@ -490,27 +491,56 @@ test("an Idempotency-Key is scoped to the webhook it is sent to: the same key on
   await call(server, 'DELETE', `/v1/webhooks/${second.id}`);
 });
 
-test('a POST that takes no body refuses a repeated Idempotency-Key and a body that is not JSON, and changes nothing', async () => {
+test(
+  'a POST that takes no body refuses a repeated Idempotency-Key, and is not carried out',
+  { skip: undiciHttp2Cannot('joins a repeated field into one') },
+  async () => {
+    const webhook = await subscribe('https://hooks.example.com/twice');
+    const path = `/v1/webhooks/${webhook.id}/rotate-secret`;
+    const twice = await call(server, 'POST', path, { headers: { 'idempotency-key': ['k', 'k'] } });
+    assert.equal(twice.status, 400, twice.text);
+    assert.equal((twice.json as { code: string }).code, 'invalid_header');
+    // The one rotation the key was then used for is a first request, not a replay of the refused one.
+    const once = await call(server, 'POST', path, { headers: { 'idempotency-key': 'k' } });
+    assert.equal(once.status, 200, once.text);
+    assert.equal(once.headers['idempotent-replayed'], undefined);
+    assert.equal((await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`)).status, 204);
+  },
+);
+
+test('a body sent to a POST that takes none must still be JSON: otherwise 400 invalid_json, and no rotation', async () => {
   const webhook = await subscribe('https://hooks.example.com/bodiless');
   const path = `/v1/webhooks/${webhook.id}/rotate-secret`;
-  const twice = await call(server, 'POST', path, { headers: { 'idempotency-key': ['k', 'k'] } });
-  assert.equal(twice.status, 400, twice.text);
-  assert.equal((twice.json as { code: string }).code, 'invalid_header');
-  for (const body of ['{bad', '\uFEFF{}', Buffer.from([0xff, 0xfe])]) {
-    const refused = await call(server, 'POST', path, { body, headers: { 'content-type': 'application/json' } });
+  const json = { 'content-type': 'application/json' };
+  const replay = { 'idempotency-key': `bodiless-${Date.now()}` };
+  for (const body of ['{bad', '\uFEFF{}']) {
+    const refused = await call(server, 'POST', path, { body, headers: { ...json, ...replay } });
     assert.equal(refused.status, 400, refused.text);
     assert.equal((refused.json as { code: string }).code, 'invalid_json');
   }
-  const deleted = await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`, {
-    body: '{bad',
-    headers: { 'content-type': 'application/json' },
-  });
-  assert.equal(deleted.status, 400, deleted.text);
-  // No rotation and no deletion took place: the first secret alone still signs, and the webhook is there.
-  const rotated = await call(server, 'POST', path, { body: '{}', headers: { 'content-type': 'application/json' } });
+  // A JSON body is read and ignored; the key the refusals carried was not remembered.
+  const rotated = await call(server, 'POST', path, { body: '{}', headers: { ...json, ...replay } });
   assert.equal(rotated.status, 200, rotated.text);
-  assert.equal((await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`)).status, 204);
+  assert.equal(rotated.headers['idempotent-replayed'], undefined);
+  await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`);
 });
+
+test(
+  'a body sent with a DELETE must still be JSON: otherwise 400 invalid_json, and nothing is deleted',
+  { skip: undiciHttp2Cannot('sends no body with a DELETE') },
+  async () => {
+    const webhook = await subscribe('https://hooks.example.com/delete-body');
+    const json = { 'content-type': 'application/json' };
+    for (const body of ['{bad', '\uFEFF{}']) {
+      const refused = await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`, { body, headers: json });
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal((refused.json as { code: string }).code, 'invalid_json');
+    }
+    assert.equal((await call(server, 'GET', `/v1/webhooks/${webhook.id}`)).status, 200, 'still there');
+    const deleted = await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`, { body: '{}', headers: json });
+    assert.equal(deleted.status, 204, deleted.text);
+  },
+);
 
 test('the events listing refuses an unknown type and pages without skipping', async () => {
   const bad = await call(server, 'GET', '/v1/events?type=pet.sold');
