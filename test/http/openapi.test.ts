@@ -114,3 +114,20 @@ test('every event the service sends is under webhooks, the test event included; 
   assert.equal(document.paths['/events/{eventId}/redeliver'].post.requestBody.required, false);
   assert.equal(document.paths['/pets'].post.requestBody.required, true);
 });
+
+test('a delivery needs no API key, an Idempotency-Key answer may be a replay, and a bodiless DELETE may be a 400', async () => {
+  const document = await documentOf();
+  for (const [type, webhook] of Object.entries(document.webhooks as Json))
+    assert.deepEqual(webhook.post.security, [], `${type}: signed, not sent with a bearer key`);
+  for (const [path, item] of Object.entries(document.paths as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      const takesKey = (operation.parameters ?? []).some(
+        (parameter: Json) => parameter.$ref === '#/components/parameters/IdempotencyKey',
+      );
+      const success = Object.entries(operation.responses as Json).find(([status]) => status.startsWith('2'))?.[1];
+      assert.equal(Object.hasOwn(success.headers, 'Idempotent-Replayed'), takesKey, `${method} ${path}`);
+    }
+  }
+  assert.ok(document.components.headers['Idempotent-Replayed']);
+  assert.ok(Object.hasOwn(document.paths['/webhooks/{webhookId}'].delete.responses, '400'));
+});

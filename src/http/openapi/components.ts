@@ -26,6 +26,9 @@ export const RATE_LIMIT_HEADERS: Json = {
   'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
 };
 
+/** The header of an answer given again for a repeated Idempotency-Key. */
+export const IDEMPOTENT_REPLAYED_HEADER: Json = { $ref: '#/components/headers/Idempotent-Replayed' };
+
 /** An error answer: the Error body, with `code`'s default message as its example. */
 export function errorResponse(code: ErrorCode, description: string, extraHeaders: Json = {}): Json {
   return {
@@ -86,6 +89,9 @@ export function components(): Json {
       ),
       'Retry-After': integerHeader('RFC 9110 §10.2.3: seconds to wait before retrying (at least 1).'),
       'X-Request-Id': stringHeader("The request id: the client's own when it sent a valid one."),
+      'Idempotent-Replayed': stringHeader(
+        '`true` on an answer stored for an earlier request with the same Idempotency-Key and an equal body, given again; absent otherwise.',
+      ),
     },
     responses: {
       Unauthorized: errorResponse('unauthorized', 'The API key is missing or invalid.', {

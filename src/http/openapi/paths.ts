@@ -10,6 +10,7 @@ import {
   errorResponse,
   headerObject,
   IDEMPOTENCY_KEY_PARAMETER,
+  IDEMPOTENT_REPLAYED_HEADER,
   RATE_LIMIT_HEADERS,
 } from './components.js';
 import type { Operation, Parameter, RequestBodyDescription, SuccessDescription } from './operation.js';
@@ -69,10 +70,12 @@ function responsesObject(operation: Operation, answerer: Answerer, deprecation: 
   const api = answerer === 'api';
   const extraHeaders = deprecation === undefined ? {} : deprecationHeaders(deprecation);
   const responses: Json = {};
+  const replayed =
+    operation.acceptsIdempotencyKey === true ? { 'Idempotent-Replayed': IDEMPOTENT_REPLAYED_HEADER } : {};
   addResponse(
     responses,
     success.status,
-    successResponse(success, api ? RATE_LIMIT_HEADERS : {}, extraHeaders),
+    successResponse(success, api ? { ...RATE_LIMIT_HEADERS, ...replayed } : {}, extraHeaders),
     operationId,
   );
   for (const { code, description } of operation.errors)
@@ -105,7 +108,9 @@ export function operationObject(operation: Operation, answerer: Answerer, deprec
   const object: Json = { operationId, summary, description };
   if (deprecation !== undefined) object.deprecated = true;
   object.tags = [API_TAG.name];
-  if (answerer === 'api') object.security = BEARER_SECURITY;
+  // A delivery carries no API key: the receiver checks its Standard Webhooks signature instead, so the
+  // document's bearer requirement is lifted there (an empty list, as OpenAPI 3.1 says).
+  object.security = answerer === 'api' ? BEARER_SECURITY : [];
   if (operation.stability !== undefined) object['x-stability'] = operation.stability;
   const parameters = (operation.parameters ?? []).map(parameterObject);
   if (operation.acceptsIdempotencyKey === true) parameters.unshift(IDEMPOTENCY_KEY_PARAMETER);

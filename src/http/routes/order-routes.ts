@@ -36,7 +36,8 @@ const MOVE: Pick<Operation, 'parameters' | 'success' | 'errors' | 'stability'> =
   errors: [
     {
       code: 'invalid_parameter',
-      description: 'orderId is malformed (`invalid_parameter`) or the body breaks OrderUpdate (`invalid_body`).',
+      description:
+        'orderId is malformed (`invalid_parameter`), or the body is not JSON (`invalid_json`) or breaks OrderUpdate (`invalid_body`).',
     },
     { code: 'not_found', description: 'No order has this id.' },
     { code: 'conflict', description: 'Only a placed order can become delivered or cancelled.' },

@@ -44,10 +44,23 @@ const BODY_ERRORS: readonly ErrorDescription[] = [
   { code: 'payload_too_large', description: 'The body is larger than the limit.' },
   { code: 'unsupported_media_type', description: 'A non-empty body that is not JSON.' },
 ];
+/** What a request that takes no body may still be refused for: a body sent anyway that is not JSON. */
+const UNTAKEN_BODY_ERRORS: readonly ErrorDescription[] = [
+  {
+    code: 'invalid_json',
+    description:
+      'A body was sent, and it is not JSON (`invalid_json`), or its Content-Type is repeated (`invalid_header`).',
+  },
+  ...BODY_ERRORS,
+];
 const IDEMPOTENCY_CONFLICT = 'the Idempotency-Key was used with another body or is in flight';
 /** What a POST without a body of its own may still be refused for: its Idempotency-Key, or a body sent anyway. */
 const BODYLESS_POST_ERRORS: readonly ErrorDescription[] = [
-  { code: 'invalid_header', description: 'The Idempotency-Key is malformed or repeated.' },
+  {
+    code: 'invalid_header',
+    description:
+      'The Idempotency-Key is malformed or repeated (`invalid_header`), or a body was sent that is not JSON (`invalid_json`).',
+  },
   ...BODY_ERRORS,
 ];
 const QUERY_ERROR: ErrorDescription = {
@@ -173,7 +186,7 @@ export function webhookRoutes(service: Service, basePath: string): Route[] {
         description: 'Deletes the subscription, its pending deliveries and its attempts.',
         parameters: [WEBHOOK_ID],
         success: { status: 204, description: 'Deleted.' },
-        errors: [NOT_FOUND, ...BODY_ERRORS],
+        errors: [NOT_FOUND, ...UNTAKEN_BODY_ERRORS],
       },
       handle: async (input) => {
         await webhooks.delete(input.key.id, webhookIdOf(input));
