@@ -250,7 +250,8 @@ export const SETTINGS: readonly Setting[] = [
     env: 'ANIMAL_STORE_SEND_TIMEOUT_MS',
     kind: 'integer',
     max: MAX_TIMER_MS,
-    description: 'A busy connection on which no byte moves for this long is cut (a client not reading its answers), in ms.',
+    description:
+      'A busy connection on which no byte moves for this long is cut (a client not reading its answers), in ms.',
   },
   {
     limit: 'refusalsBeforeBan',

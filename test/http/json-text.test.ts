@@ -24,7 +24,9 @@ test('only literals that JSON.parse rounds onto an integer are false integers', 
 });
 
 test('a body with a false integer reads it as a non-integer; everything else is as JSON.parse reads it', () => {
-  const parsed = parseJsonText('{"name":"1.0000000000000001","categoryId":1.0000000000000001,"n":[12345678901234567]}') as {
+  const parsed = parseJsonText(
+    '{"name":"1.0000000000000001","categoryId":1.0000000000000001,"n":[12345678901234567]}',
+  ) as {
     name: string;
     categoryId: number;
     n: number[];
