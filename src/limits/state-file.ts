@@ -2,7 +2,8 @@
 // start-up. The file is removed once restored, so a later crash starts every bucket full rather than
 // restoring counts that are out of date. Written atomically, so a crash while saving leaves the old
 // file or the new one.
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { writeFileAtomically } from '../journal/atomic-file.js';
 import { readFileNamed } from '../journal/node-fs.js';
 import type { SavedLimiterState } from './limiter-state.js';
@@ -40,5 +41,8 @@ export async function restoreLimiterState(
 
 /** Saves day buckets and bans, atomically. */
 export async function saveLimiterState(limiter: StatefulLimiter, path: string): Promise<void> {
+  // With a store elsewhere (PostgreSQL) nothing else makes the data directory: the save makes it, as the
+  // embedded store would have, private to the service's user.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFileAtomically(path, JSON.stringify(limiter.exportState()), 0o600);
 }

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -206,5 +206,22 @@ test('a saved state file that is not JSON is dropped at start with a warning nam
     assert.ok(!existsSync(path), 'removed, as a restored file is');
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('the state is saved into a data directory that does not exist yet, made private, and restored from it', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'animal-store-limits-'));
+  try {
+    // A store elsewhere (PostgreSQL) makes no data directory of its own.
+    const path = join(root, 'not-yet', 'limits.json');
+    const limiter = await MemoryLimiter.open(new ManualClock(T0_MS), undefined, path);
+    burst(limiter, 'k', SMALL_DAY, 10);
+    await limiter.close();
+    assert.ok(existsSync(path));
+    assert.equal((await stat(join(root, 'not-yet'))).mode & 0o777, 0o700);
+    const restored = await MemoryLimiter.open(new ManualClock(T0_MS), undefined, path);
+    assert.equal(restored.exportState().days.find((day) => day.key === 'k')?.tokens, SMALL_DAY.perDay - 10);
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });
