@@ -5,9 +5,10 @@
 // integer, and validation refuses it as it refuses `3.5`.
 
 /**
- * A literal can round to an integer without being one only with 16 significant digits or more: any
- * decimal of at most 15 digits survives the trip to a double and back. A body without such a run of
- * digits (nearly every body) is parsed once, with no second look.
+ * A literal can round to an integer without being one only with 16 significant digits or more (any
+ * decimal of at most 15 digits survives the trip to a double and back), or when it is so small that it
+ * underflows to 0, which no integer field here takes. A body without such a run of digits (nearly
+ * every body) is parsed once, with no second look.
  */
 const LONG_DIGIT_RUN = /[0-9][0-9.]{15}/;
 
