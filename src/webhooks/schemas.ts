@@ -105,7 +105,12 @@ export const Attempt = Type.Object(
     status: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status, or null." }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed, or null.' }),
     durationMs: Type.Integer({ minimum: 0, description: 'How long the attempt took, in milliseconds.' }),
-    nextAttemptAt: Type.Union([Time('When the next attempt is due.'), Type.Null()]),
+    nextAttemptAt: Type.Union([
+      Time(
+        'When the next attempt of this event is due; null once none will be made (delivered, given up, or its subscription disabled).',
+      ),
+      Type.Null(),
+    ]),
     response: Type.Union([Type.String(), Type.Null()], {
       description: "The first 1 KiB of the receiver's answer as text, or null.",
     }),

@@ -89,6 +89,23 @@ export class AttemptLog {
     return { items, more: index >= 0, total: attempts.length };
   }
 
+  /**
+   * Shows no next attempt on the newest attempt of each event whose pending delivery is being dropped
+   * (`isPending`), so that a listing never announces a retry that will not be made.
+   */
+  endSchedules(isPending: (eventSeq: number) => boolean): void {
+    const attempts = this.#attempts;
+    const seen = new Set<number>();
+    for (let index = attempts.length - 1; index >= 0; index--) {
+      const attempt = attempts[index] as LoggedAttempt;
+      if (seen.has(attempt.eventSeq)) continue;
+      seen.add(attempt.eventSeq);
+      if ('json' in attempt || attempt.nextAttemptAtMs === null || !isPending(attempt.eventSeq)) continue;
+      // Attempts are immutable items (a compaction's snapshot holds them): the ended one is a copy.
+      attempts[index] = { ...attempt, nextAttemptAtMs: null };
+    }
+  }
+
   /** Forgets the attempts of events before `eventSeq`; how many. */
   dropBefore(eventSeq: number): number {
     const before = this.#attempts.length;

@@ -248,6 +248,7 @@ export class EmbeddedWebhooks implements WebhookStore {
         const entry = subscriptions.get(subscriptionId);
         // Deleted meanwhile: its attempts went with it.
         if (entry === undefined) continue;
+        const current = entry.queue.findGeneration(eventSeq, generation) !== -1;
         commits.push(
           this.#state.commitDeferred({
             op: 'attempt',
@@ -255,8 +256,9 @@ export class EmbeddedWebhooks implements WebhookStore {
             subscription: entry.subscription.seq,
             eventSeq,
             attempt: wholeFacts(result.attempt),
-            current: entry.queue.findGeneration(eventSeq, generation) !== -1,
-            nextAttemptAtMs: result.nextAttemptAtMs === null ? null : wholeMs(result.nextAttemptAtMs),
+            current,
+            // A retry of a delivery dropped or replaced meanwhile will not be made.
+            nextAttemptAtMs: result.nextAttemptAtMs === null || !current ? null : wholeMs(result.nextAttemptAtMs),
             delivered: result.delivered,
             failingSinceMs: result.failingSinceMs === null ? null : wholeMs(result.failingSinceMs),
             ...(result.disableReason !== undefined && { disableReason: result.disableReason }),

@@ -113,7 +113,11 @@ export class WebhookState implements WebhookSnapshotSource {
     switch (change.op) {
       case 'sub': {
         const entry = this.subscriptions.put(change.subscription);
-        if (change.subscription.status === 'disabled') entry.queue.clear();
+        if (change.subscription.status === 'disabled' && entry.queue.size > 0) {
+          const { queue } = entry;
+          entry.attempts.endSchedules((eventSeq) => queue.find(eventSeq) !== -1);
+          queue.clear();
+        }
         this.#notify();
         return;
       }

@@ -21,6 +21,28 @@ export const PURGE_BATCH = 10_000;
 
 const SUBSCRIPTION_COLUMNS = 'seq, id, owner_key_id, status, disabled_reason, events, failing_since_ms, json';
 
+/**
+ * An attempt's JSON `json` (an SQL expression) with no next attempt: a listing never announces a retry
+ * that will not be made. `"nextAttemptAt":"` cannot occur inside a string of that JSON, whose quotes
+ * are escaped there, so the first match is the member itself.
+ */
+const withoutNextAttempt = (json: string): string =>
+  `regexp_replace(${json}, '"nextAttemptAt":"[^"]*"', '"nextAttemptAt":null')`;
+
+/**
+ * The CTE that shows no next attempt on the newest attempt of each delivery of subscription `webhook`
+ * that the CTE `dropped` (its `id` and `event_seq`) deletes, but for delivery `kept`.
+ */
+const endSchedulesClause = (webhook: string, dropped: string, kept?: string): string => `
+  ended AS (
+    UPDATE attempts SET json = ${withoutNextAttempt('json')}
+     WHERE seq IN (
+       SELECT max(a.seq) FROM attempts AS a JOIN ${dropped} AS d ON d.event_seq = a.event_seq
+        WHERE a.webhook_id = ${webhook}${kept === undefined ? '' : ` AND d.id <> ${kept}`}
+        GROUP BY a.event_seq
+     ) AND strpos(json, '"nextAttemptAt":"') > 0
+  )`;
+
 /** The CTE that keeps a remembered answer from parameter `first` on, once per row of `from` (if given). */
 const rememberClause = (first: number, from?: string): string => `
   remembered AS (
@@ -69,7 +91,8 @@ export const SQL = {
       UPDATE webhooks SET owner_key_id = $2, status = $3, disabled_reason = $4, events = $5, failing_since_ms = $6, json = $7
        WHERE id = $1 RETURNING seq
     ),
-    dropped AS (DELETE FROM deliveries WHERE webhook_id = $1 AND $8::boolean),
+    dropped AS (DELETE FROM deliveries WHERE webhook_id = $1 AND $8::boolean RETURNING id, event_seq),
+    ${endSchedulesClause('$1', 'dropped')},
     ${rememberClause(9, 'changed')}
     SELECT seq FROM changed`,
   deleteSubscription: `
@@ -235,20 +258,22 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
     retry:
       'UPDATE deliveries SET attempts_made = attempts_made + 1, next_attempt_at_ms = $9, lease_until_ms = 0 WHERE id = $1',
     end: 'DELETE FROM deliveries WHERE id = $1',
-    disable: 'DELETE FROM deliveries WHERE webhook_id = $2',
+    disable: 'DELETE FROM deliveries WHERE webhook_id = $2 RETURNING id, event_seq',
   }[kind];
   return `
     WITH hook AS (${hook}),
     recorded AS (
       INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
-      SELECT $4, w.id, coalesce((SELECT event_seq FROM deliveries WHERE id = $1), $5), $6, $7, $8
+      SELECT $4, w.id, coalesce((SELECT event_seq FROM deliveries WHERE id = $1), $5), $6, $7,
+             -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made.
+             ${kind === 'retry' ? `CASE WHEN EXISTS (SELECT 1 FROM deliveries WHERE id = $1) THEN $8 ELSE ${withoutNextAttempt('$8')} END` : '$8'}
         FROM webhooks AS w WHERE w.id = $2
     ),
     trimmed AS (
       DELETE FROM attempts WHERE ${trim}::boolean AND webhook_id = $2
          AND seq <= (SELECT seq FROM attempts WHERE webhook_id = $2 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
     ),
-    delivery AS (${delivery})
+    delivery AS (${delivery})${kind === 'disable' ? `,${endSchedulesClause('$2', 'delivery', '$1')}` : ''}
     SELECT 1`;
 }
 
@@ -324,7 +349,10 @@ export const FINISH_ATTEMPTS = `
     -- statistics from when it was small, it read the whole queue to join it).
     SELECT b.attempt_id, b.webhook_id,
            coalesce((SELECT d.event_seq FROM deliveries AS d WHERE d.id = b.delivery_id), b.event_seq),
-           b.at_ms, b.delivered, b.json
+           b.at_ms, b.delivered,
+           -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made.
+           CASE WHEN b.next_ms IS NULL OR EXISTS (SELECT 1 FROM deliveries AS d WHERE d.id = b.delivery_id)
+                THEN b.json ELSE ${withoutNextAttempt('b.json')} END
       FROM batch AS b JOIN webhooks AS w ON w.id = b.webhook_id
      ORDER BY b.ord
   ),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eventJson } from '../../../src/events/event.js';
+import type { Store } from '../../../src/store/store.js';
 import type { Subscription } from '../../../src/store/webhook-store.js';
 import type { OpenStore } from '../webhook-store-suite.js';
 import { deliveryFollowUpTests } from './delivery-follow-ups.js';
@@ -191,6 +192,88 @@ export function deliveryTests(open: OpenStore): void {
         ['after'],
       );
     }));
+
+  test('a disable takes back the retries it drops: each event’s newest attempt shows no next attempt, older ones keep theirs', async (t) => {
+    for (const how of ['by its owner', 'by an attempt answered 410'] as const) {
+      await t.test(how, () =>
+        withStore(open, async (opened) => {
+          const { store } = opened;
+          const subscription = await subscribe(store, 'key_a', ['pet.created']);
+          const atMs = recentMs();
+          for (let index = 0; index < 3; index++) await createPet(store, atMs);
+          const retryAt = new Date(atMs + 5000).toISOString();
+          for (const delivery of await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map()))
+            await store.webhooks.finishAttempt(
+              attemptResult(delivery, atMs, { status: 503, nextAttemptAtMs: atMs + 5000 }),
+            );
+          // All three are claimed again; a fails again, b is answered below, c is still under way.
+          const [a, b, c] = await store.webhooks.claimDue(atMs + 5000, 10, LONG_LEASE_MS, 10, new Map());
+          assert.ok(a !== undefined && b !== undefined && c !== undefined);
+          await store.webhooks.finishAttempt(
+            attemptResult(a, atMs + 5000, { status: 503, nextAttemptAtMs: atMs + 60_000 }),
+          );
+          const expected = new Map([
+            [a.event.id, ['503 null', `503 ${retryAt}`]],
+            [c.event.id, ['503 null']],
+          ]);
+          if (how === 'by its owner') {
+            await store.webhooks.updateSubscription(subscription.id, disable);
+            expected.set(b.event.id, ['503 null']);
+          } else {
+            const gone = { status: 410, disableReason: 'the receiver answered 410 Gone' };
+            await store.webhooks.finishAttempt(attemptResult(b, atMs + 5001, gone));
+            expected.set(b.event.id, ['410 null', `503 ${retryAt}`]);
+          }
+          /** Each event's attempts as `status nextAttemptAt`, newest first. */
+          const byEvent = async (webhooks: Store['webhooks']): Promise<Map<string, string[]>> => {
+            const listed = new Map<string, string[]>();
+            for (const item of (await webhooks.pageAttempts(subscription.id, undefined, 10)).items) {
+              const attempt = JSON.parse(item.json) as {
+                eventId: string;
+                status: number;
+                nextAttemptAt: string | null;
+              };
+              listed.set(attempt.eventId, [
+                ...(listed.get(attempt.eventId) ?? []),
+                `${attempt.status} ${attempt.nextAttemptAt}`,
+              ]);
+            }
+            return listed;
+          };
+          assert.deepEqual(await byEvent(store.webhooks), expected);
+          assert.deepEqual(await claimAll(store), []);
+          if (opened.reopen !== undefined) assert.deepEqual(await byEvent((await opened.reopen()).webhooks), expected);
+        }),
+      );
+    }
+  });
+
+  test('an attempt under way when its subscription is disabled is recorded without the retry it asked for', async (t) => {
+    for (const how of ['alone', 'in a batch'] as const) {
+      await t.test(how, () =>
+        withStore(open, async ({ store }) => {
+          const subscription = await subscribe(store, 'key_a', ['pet.created']);
+          const atMs = recentMs();
+          await createPet(store, atMs);
+          await createPet(store, atMs);
+          const [a, b] = await store.webhooks.claimDue(atMs, 10, LONG_LEASE_MS, 10, new Map());
+          assert.ok(a !== undefined && b !== undefined);
+          await store.webhooks.updateSubscription(subscription.id, disable);
+          const results = [a, b].map((delivery) =>
+            attemptResult(delivery, atMs + 100, { status: 503, nextAttemptAtMs: atMs + 5000 }),
+          );
+          if (how === 'alone') for (const result of results) await store.webhooks.finishAttempt(result);
+          else await store.webhooks.finishAttempts(results);
+          const { items } = await store.webhooks.pageAttempts(subscription.id, undefined, 10);
+          assert.deepEqual(
+            items.map((item) => JSON.parse(item.json).nextAttemptAt),
+            [null, null],
+          );
+          assert.deepEqual(await claimAll(store), []);
+        }),
+      );
+    }
+  });
 
   test('finishAttempts records a batch as one by one: retries, ends, a disable among them, and the last failing time', () =>
     withStore(open, async ({ store }) => {
