@@ -95,10 +95,13 @@ export function serveOptions(
     else if ('serve' in setting) serveOnly[setting.serve] = parseSettingText(setting, text, source) as number;
     else (options as Record<string, unknown>)[setting.option] = parseSettingText(setting, text, source);
   }
-  // A store that keeps its data elsewhere (PostgreSQL) needs no data directory; one (for the rate
-  // limiter's state file) is used only when it is named.
+  // With PostgreSQL and Redis nothing is kept in a data directory, so none is used unless it is named.
+  // The in-memory limiter (beside PostgreSQL too) saves its day buckets and bans in ./data by default,
+  // as on the embedded store, so that a graceful restart does not hand every key a fresh day.
+  const backends = describeBackends(options);
   if (
-    !describeBackends(options).storeInDataDir &&
+    !backends.storeInDataDir &&
+    backends.sharedLimits &&
     values['data-dir'] === undefined &&
     env.ANIMAL_STORE_DATA_DIR === undefined
   )

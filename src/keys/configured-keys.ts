@@ -66,7 +66,7 @@ export function parseKeysVariable(text: string, source = 'ANIMAL_STORE_KEYS'): K
 export function keysFromSpecs(specs: readonly KeySpec[], source: string): ApiKey[] {
   if (!Array.isArray(specs))
     throw new TypeError(`${source} must be a list of keys such as [{ key: "...", plan: "pro" }]`);
-  return specs.map((spec, index) => {
+  const keys = specs.map((spec, index) => {
     const where = `${source} key ${index + 1}`;
     if (typeof spec !== 'object' || spec === null)
       throw new TypeError(`${where} must be an object such as { key: "...", plan: "pro" }`);
@@ -102,5 +102,28 @@ export function keysFromSpecs(specs: readonly KeySpec[], source: string): ApiKey
       createdAt: '',
       revokedAt: null,
     };
+  });
+  assertDistinctIds(keys, source);
+  return keys;
+}
+
+/**
+ * A key's id names its limits and owns its webhook subscriptions, so two keys must never share one: the
+ * same key given twice (with which plan?), or two keys whose hashes begin alike (the id keeps 32 bits).
+ */
+function assertDistinctIds(keys: readonly ApiKey[], source: string): void {
+  const firstWithId = new Map<string, number>();
+  keys.forEach((key, index) => {
+    const first = firstWithId.get(key.id);
+    if (first === undefined) {
+      firstWithId.set(key.id, index);
+      return;
+    }
+    const earlier = `${source} key ${first + 1}`;
+    throw new TypeError(
+      (keys[first] as ApiKey).hash === key.hash
+        ? `${source} key ${index + 1} repeats the key of ${earlier}; give each key once`
+        : `${source} key ${index + 1} would share the id ${key.id} with ${earlier} (their hashes begin alike); replace one of them`,
+    );
   });
 }

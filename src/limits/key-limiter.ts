@@ -203,8 +203,12 @@ export class KeyLimiter {
         state.dayCapacity = saved.capacity;
       }
     }
+    // A ban ends at its wall-clock end, also when the ban length was shortened meanwhile; an end further
+    // off than any ban could last (a day, or the ban length if longer) is an edited file or a clock
+    // that was wrong at the save, and is cut to that.
+    const longestBanMs = Math.max(this.#options.banMs, DAY_MS);
     for (const saved of bans) {
-      const leftMs = Math.min(saved.untilMs - wallMs, this.#options.banMs);
+      const leftMs = Math.min(saved.untilMs - wallMs, longestBanMs);
       if (leftMs <= 0) continue;
       const state = this.#stateOf(saved.key);
       state.banEndMs = Math.max(state.banEndMs, nowMs + leftMs);

@@ -144,6 +144,18 @@ test('--help shows no default for a flag that is off unless given (never "defaul
     assert.match(SERVE_HELP, new RegExp(`^  ${flag} VALUE .*\\[${env}\\]$`, 'm'), flag);
 });
 
+test('the data directory is ./data unless nothing is kept there: PostgreSQL with Redis', () => {
+  const database = ['--database-url', 'postgres://127.0.0.1/animals'];
+  assert.equal(serveOptions([], {}).dataDir, './data');
+  assert.equal(serveOptions(database, {}).dataDir, './data', 'the in-memory limiter saves its state there');
+  assert.equal(serveOptions([...database, '--redis-url', 'redis://127.0.0.1'], {}).dataDir, undefined);
+  assert.equal(
+    serveOptions([...database, '--redis-url', 'redis://127.0.0.1', '--data-dir', '/srv/a'], {}).dataDir,
+    '/srv/a',
+  );
+  assert.equal(serveOptions(database, { ANIMAL_STORE_DATA_DIR: '/srv/b' }).dataDir, '/srv/b');
+});
+
 test('a yes/no flag given alone means true; with a value it takes the value', () => {
   assert.equal(serveOptions(['--trust-proxy'], {}).trustProxy, true);
   assert.equal(serveOptions(['--trust-proxy', '--port', '9000'], {}).trustProxy, true);

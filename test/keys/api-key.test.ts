@@ -67,6 +67,12 @@ test('a bad ANIMAL_STORE_KEYS entry is a TypeError naming it', () => {
     ['aaaaaaaaaaaaaaaa:enterprise:x:10', /entry 1 needs two positive whole numbers after the plan/],
     ['aaaaaaaaaaaaaaaa:pro:10:10', /enterprise plan only/],
     ['aaaaaaaaaaaaaaaa:enterprise:1:2:3', /too many ":"/],
+    ['aaaaaaaaaaaaaaaa:pro,bbbbbbbbbbbbbbbb,aaaaaaaaaaaaaaaa:free', /key 3 repeats the key of ANIMAL_STORE_KEYS key 1/],
+    // Two keys whose SHA-256 hashes begin with the same 32 bits (found by trying), so the same id.
+    [
+      'collision-key-00011135,collision-key-00040456',
+      /key 2 would share the id cfg_d1ebe9f2 with ANIMAL_STORE_KEYS key 1/,
+    ],
   ] as const) {
     assert.throws(
       () => keysFromSpecs(parseKeysVariable(text), 'ANIMAL_STORE_KEYS'),

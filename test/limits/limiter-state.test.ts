@@ -111,7 +111,20 @@ test('a ban that ended while the service was down is dropped', () => {
   assert.equal(limiter.admitKey('k', FREE).allowed, true);
 });
 
-test('a saved ban is never longer than banMs, whatever its end says', () => {
+test('a saved ban keeps its end when the ban length was shortened meanwhile', () => {
+  const saved: SavedLimiterState = {
+    version: 1,
+    savedAtMs: T0_MS,
+    days: [],
+    bans: [{ key: 'k', untilMs: T0_MS + 60_000 }],
+  };
+  const clock = new ManualClock(T0_MS + 6_000);
+  const limiter = new MemoryLimiter(clock, { banMs: 5_000 });
+  limiter.importState(saved);
+  assert.equal(limiter.admitKey('k', FREE).retryAfterSeconds, 54);
+});
+
+test('a saved ban is never longer than a day or the ban length, whatever its end says', () => {
   const saved: SavedLimiterState = {
     version: 1,
     savedAtMs: T0_MS,
@@ -119,7 +132,10 @@ test('a saved ban is never longer than banMs, whatever its end says', () => {
     bans: [{ key: 'k', untilMs: T0_MS + 365 * 86_400_000 }],
   };
   const { limiter } = restart(saved, T0_MS);
-  assert.equal(limiter.admitKey('k', FREE).retryAfterSeconds, 900);
+  assert.equal(limiter.admitKey('k', FREE).retryAfterSeconds, 86_400);
+  const longer = new MemoryLimiter(new ManualClock(T0_MS), { banMs: 2 * 86_400_000 });
+  longer.importState(saved);
+  assert.equal(longer.admitKey('k', FREE).retryAfterSeconds, 2 * 86_400);
 });
 
 test('garbage saved state is ignored and never throws', () => {

@@ -85,6 +85,16 @@ test('keys: buckets, refusals, the ban and its end decide alike in memory and in
   assert.equal((await both(limiters, (l) => l.admitKey('p', PRO), 'a pro key'))?.allowed, true);
 });
 
+test('an enterprise key of 15-digit limits counts every token alike in memory and in Redis', { skip }, async () => {
+  const limiters = await pair();
+  const huge = { perMinute: 999_999_999_999_999, perDay: 999_999_999_999_999 };
+  for (let i = 1; i <= 3; i++) {
+    const decision = await both(limiters, (l) => l.admitKey('e', huge), `request ${i}`);
+    assert.equal(decision?.allowed, true);
+    assert.equal(decision?.bucket?.remaining, huge.perMinute - i, `request ${i}`);
+  }
+});
+
 test(
   'refund gives a token back, forgetting a key starts it afresh, the day bucket counts to the day',
   { skip },

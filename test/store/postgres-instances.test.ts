@@ -3,7 +3,10 @@
 // acknowledged; a database that cannot be reached at start stops the start with one line.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Agent } from 'undici';
 import { sendApi } from '../helpers/api-request.js';
@@ -16,6 +19,8 @@ const agent = new Agent({ keepAliveTimeout: 1000, connections: 256 });
 
 let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 const children: Child[] = [];
+/** Each service's own data directory, where its in-memory limiter saves its state. */
+const dataDirs: string[] = [];
 before(async () => {
   if (skip === undefined) database = await createTestDatabase();
 });
@@ -24,11 +29,14 @@ after(async () => {
   await Promise.all(children.map((child) => child.exited));
   await agent.close();
   await database?.drop();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A service process on the test database; `keys` false starts it with no configured key. */
 function serve(url: string, keys = true): Child {
-  const child = runCli(['serve', '--port', '0', '--database-url', url, '--log-level', 'warn'], {
+  const dataDir = mkdtempSync(join(tmpdir(), 'animal-store-pg-instance-'));
+  dataDirs.push(dataDir);
+  const child = runCli(['serve', '--port', '0', '--database-url', url, '--data-dir', dataDir, '--log-level', 'warn'], {
     ANIMAL_STORE_KEYS: keys ? `${KEY}:enterprise:100000000:1000000000` : '',
     ANIMAL_STORE_DATABASE_URL: '',
   });
@@ -165,6 +173,39 @@ test(
     a.process.kill('SIGTERM');
     b.process.kill('SIGTERM');
     assert.deepEqual(await Promise.all([a.exited, b.exited]), [0, 0]);
+  },
+);
+
+test(
+  'beside PostgreSQL, the in-memory limiter keeps a key’s day across a graceful restart in its data directory',
+  { skip, timeout: 60_000 },
+  async () => {
+    const url = (database as { url: string }).url;
+    const dayKey = 'postgres-instances-day-key-0123456789';
+    const dataDir = mkdtempSync(join(tmpdir(), 'animal-store-pg-limits-'));
+    dataDirs.push(dataDir);
+    const start = (): Child => {
+      const child = runCli(
+        ['serve', '--port', '0', '--database-url', url, '--data-dir', dataDir, '--log-level', 'warn'],
+        {
+          ANIMAL_STORE_KEYS: `${dayKey}:enterprise:100:5`,
+          ANIMAL_STORE_DATABASE_URL: '',
+        },
+      );
+      children.push(child);
+      return child;
+    };
+    const first = start();
+    const firstUrl = await waitForListening(first);
+    for (let i = 0; i < 3; i++) assert.equal((await send(firstUrl, 'GET', '/pets', undefined, {}, dayKey)).status, 200);
+    first.process.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    const again = start();
+    const againUrl = await waitForListening(again);
+    const answer = await send(againUrl, 'GET', '/pets', undefined, {}, dayKey);
+    assert.equal(answer.headers['x-ratelimit-remaining'], '1');
+    again.process.kill('SIGTERM');
+    assert.equal(await again.exited, 0);
   },
 );
 

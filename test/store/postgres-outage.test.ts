@@ -2,6 +2,9 @@
 // `unavailable` with Retry-After (never a hang, never a 500), /readyz says not ready, and once the
 // server is back the service serves again by itself, without a restart, having lost nothing it acknowledged.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Agent, request } from 'undici';
 import { runCli, waitForListening } from '../helpers/child.js';
@@ -18,9 +21,13 @@ test(
   async () => {
     const server = await startPrivatePostgres();
     const agent = new Agent({ connections: 64 });
-    const service = runCli(['serve', '--port', '0', '--database-url', server.url, '--log-level', 'warn'], {
-      ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000`,
-    });
+    const dataDir = mkdtempSync(join(tmpdir(), 'animal-store-pg-outage-'));
+    const service = runCli(
+      ['serve', '--port', '0', '--database-url', server.url, '--data-dir', dataDir, '--log-level', 'warn'],
+      {
+        ANIMAL_STORE_KEYS: `${KEY}:enterprise:100000000:1000000000`,
+      },
+    );
     try {
       const apiUrl = await waitForListening(service);
       const origin = new URL(apiUrl).origin;
@@ -89,6 +96,7 @@ test(
       await service.exited;
       await agent.close();
       await server.remove();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   },
 );

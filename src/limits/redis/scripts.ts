@@ -55,6 +55,11 @@ export const REPLY_FIELDS = 5;
  */
 export const BATCH = `
 local EPSILON = 1e-9
+-- A number as text that reads back as the same number: tostring keeps 14 digits, which rounds a
+-- count of tokens above 10^14 (an enterprise limit may be that large) and a time's microseconds.
+local function num(x)
+  return string.format('%.17g', x)
+end
 local function refill(tokens, capacity, window_ms, elapsed_ms)
   local refilled = tokens + elapsed_ms * capacity / window_ms
   if refilled > capacity then return capacity end
@@ -129,7 +134,7 @@ local function admit_key(hash, refusals, per_minute, per_day)
     else
       outcome = 'refused'
       wait = math.max(ms_until_token(minute, per_minute, 60000), ms_until_token(day, per_day, 86400000))
-      redis.call('LPUSH', refusals, tostring(now))
+      redis.call('LPUSH', refusals, num(now))
       redis.call('LTRIM', refusals, 0, refusals_before_ban)
       redis.call('PEXPIRE', refusals, math.ceil(refusal_window_ms))
       if redis.call('LLEN', refusals) > refusals_before_ban then
@@ -144,7 +149,7 @@ local function admit_key(hash, refusals, per_minute, per_day)
     end
   end
   keep_key(state, minute, day, at, ban, per_minute, per_day)
-  return outcome, tostring(minute), tostring(day), tostring(wait), ban_started
+  return outcome, num(minute), num(day), num(wait), ban_started
 end
 
 -- Gives back one token of each bucket (a request that counts against no key).
@@ -164,7 +169,7 @@ local function write_keys()
   for hash, state in pairs(key_states) do
     if state.changed then
       local minute, day, ban = state.minute, state.day, state.ban
-      redis.call('HSET', hash, 'm', tostring(minute), 'd', tostring(day), 'at', tostring(state.at), 'ban', tostring(ban))
+      redis.call('HSET', hash, 'm', num(minute), 'd', num(day), 'at', num(state.at), 'ban', num(ban))
       local matters_ms = math.max(
         ms_until_full(minute, state.per_minute, 60000), ms_until_full(day, state.per_day, 86400000), ban - now)
       redis.call('PEXPIRE', hash, math.ceil(matters_ms) + 1000)
@@ -173,7 +178,7 @@ local function write_keys()
 end
 
 local function keep_address(key, tokens, at)
-  redis.call('HSET', key, 't', tostring(tokens), 'at', tostring(at))
+  redis.call('HSET', key, 't', num(tokens), 'at', num(at))
   redis.call('PEXPIRE', key, math.ceil(ms_until_full(tokens, capacity, window_ms)) + 1000)
 end
 
@@ -219,7 +224,7 @@ local function charge_address(key)
   return tokens
 end
 
-local reply = { tostring(now) }
+local reply = { num(now) }
 local n = 1
 local function put(a, b, c, d, e)
   reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5] = a, b or '', c or '', d or '', e or ''
@@ -237,7 +242,7 @@ while i <= count do
     local address = key(i + 1)
     local tokens = check_address(address)
     if spent(tokens) then
-      put('address', tostring(tokens))
+      put('address', num(tokens))
     else
       put(admit_key(key(i + 2), key(i + 3), words[i + 4], words[i + 5]))
     end
@@ -249,16 +254,16 @@ while i <= count do
     local address = key(i + 1)
     local tokens = check_address(address)
     if spent(tokens) then
-      put('refused', tostring(tokens))
+      put('refused', num(tokens))
     else
-      put('charged', tostring(charge_address(address)))
+      put('charged', num(charge_address(address)))
     end
     i = i + 2
   elseif op == 'C' then
-    put('address', tostring(check_address(key(i + 1))))
+    put('address', num(check_address(key(i + 1))))
     i = i + 2
   elseif op == 'G' then
-    put('charged', tostring(charge_address(key(i + 1))))
+    put('charged', num(charge_address(key(i + 1))))
     i = i + 2
   elseif op == 'R' then
     refund_key(key(i + 1), words[i + 2], words[i + 3])
