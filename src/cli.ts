@@ -2,7 +2,9 @@
 // The command line: `animal-store serve` (the default), `animal-store keys ...`, `--version`.
 // Operator mistakes get one line naming the problem and the fix, and exit code 2; a runtime failure, or
 // something asked for that is not there, exit code 1.
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import { isSea } from 'node:sea';
 import { EXIT_CODES_HELP, unknownCommand } from './cli/flags.js';
 import { runKeys } from './cli/keys.js';
 import { runServe } from './cli/serve.js';
@@ -80,7 +82,17 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+/**
+ * The arguments the command was given. node:cluster starts a worker as `node SCRIPT ARGS...` with the
+ * primary's script; a single executable is its own script, so its worker gets the executable's path
+ * once more before the arguments, which is not a command.
+ */
+function commandArgs(): string[] {
+  const args = process.argv.slice(2);
+  return cluster.isWorker && isSea() ? args.slice(1) : args;
+}
+
+main(commandArgs()).catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`animal-store: ${message}\n`);
   process.exit(error instanceof UsageError ? EXIT_USAGE : 1);

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { AnimalStoreClient } from '../../src/client/index.js';
 import { type Child, waitForListening } from '../helpers/child.js';
+import { createTestDatabase, postgresSkipReason } from '../helpers/postgres.js';
+import { freshPrefix, redisSkipReason, TEST_REDIS_URL } from '../helpers/redis.js';
 import { assertRan, type Ran, ROOT, run } from './run.js';
 
 /** Building takes ~5 s here (most of it copying and patching a ~95 MiB node binary); past this, the machine is too slow to bother. */
@@ -100,6 +102,51 @@ test(
       assert.equal(child.stderr().includes('ExperimentalWarning'), false);
     } finally {
       child.process.kill('SIGKILL');
+    }
+  },
+);
+
+test(
+  'the binary serves one port from several worker processes (--workers 2, PostgreSQL and Redis)',
+  { skip: skip ?? (await postgresSkipReason()) ?? (await redisSkipReason()), timeout: 60_000 },
+  async () => {
+    const database = await createTestDatabase();
+    const key = 'binary-workers-key-0123456789';
+    const child = spawn(
+      binary,
+      // The executable is its own script, so node:cluster starts each worker with its path before the command.
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--workers', '2', '--database-url', database.url],
+      {
+        env: {
+          PATH: emptyPath,
+          HOME: work,
+          ANIMAL_STORE_KEYS: `${key}:pro`,
+          ANIMAL_STORE_REDIS_URL: TEST_REDIS_URL,
+          ANIMAL_STORE_REDIS_PREFIX: freshPrefix(),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const apiUrl = await waitForListening({ process: child, stdout: () => out, stderr: () => out, exited }, 30_000);
+      const answer = await fetch(`${apiUrl}/pets`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(answer.status, 200, out);
+      while (!/2 workers listen on one port/.test(out)) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, out);
+      assert.match(out, /stopped: all 2 workers drained/);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+      await database.drop();
     }
   },
 );
