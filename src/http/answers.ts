@@ -1,5 +1,5 @@
 // Writing answers: every one is JSON with `application/json; charset=utf-8`, a Content-Length and the
-// X-Request-Id (README "Errors"). Errors become the `{code, message, status}` body here only.
+// X-Request-Id (README "Errors"), but a 204, which has no content. Errors become the `{code, message, status}` body here only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, ERRORS, errorBody } from '../core/errors.js';
 import { isHttp2, sendOverHttp2 } from './http2.js';
@@ -7,12 +7,16 @@ import { requestIdOf } from './request-id.js';
 import type { ResponseHeaders } from './response-headers.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const NO_CONTENT = 204;
 
 /** Sends `body` (JSON text) with `status` and `headers`; a HEAD answer carries the headers only (Node drops the body). */
 export function sendJson(res: ServerResponse, status: number, body: string, headers: ResponseHeaders): void {
-  headers.set('content-type', JSON_CONTENT_TYPE);
   const length = Buffer.byteLength(body);
-  headers.set('content-length', String(length));
+  // A 204 has no content, so no type, and must not carry a Content-Length (RFC 9110 §8.6).
+  if (status !== NO_CONTENT) {
+    headers.set('content-type', JSON_CONTENT_TYPE);
+    headers.set('content-length', String(length));
+  }
   // A response made up without its request (a test's, an embedding program's) is HTTP/1's.
   const req = res.req as IncomingMessage | undefined;
   if (req !== undefined && isHttp2(req)) {

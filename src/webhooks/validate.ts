@@ -86,10 +86,26 @@ export function validateRedelivery(body: unknown): Redelivery {
 // RFC 3339 §5.6 date-time: a full date, "T" (or "t"/space is not allowed here), a time, and an offset.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** The seconds of an RFC 3339 date-time ("2026-11-26T09:00:SS…"). */
+const SECONDS_AT = 17;
+
+/**
+ * `text`, an RFC 3339 date-time, as ms since the epoch; NaN when it is none. A leap second (RFC 3339
+ * §5.7: 23:59:60 UTC) is taken as the start of the next second, since a JavaScript time has none.
+ */
+function rfc3339Ms(text: string): number {
+  if (!RFC3339.test(text)) return Number.NaN;
+  if (text.slice(SECONDS_AT, SECONDS_AT + 2) !== '60') return Date.parse(text);
+  const lastSecondMs = Date.parse(`${text.slice(0, SECONDS_AT)}59${text.slice(SECONDS_AT + 2)}`);
+  const utc = new Date(lastSecondMs);
+  if (utc.getUTCHours() !== 23 || utc.getUTCMinutes() !== 59) return Number.NaN;
+  return Math.floor(lastSecondMs / 1000) * 1000 + 1000;
+}
+
 /** Checks a `POST /webhooks/{id}/recover` body; `since` as ms since the epoch. */
 export function validateRecovery(body: unknown): { since: string; sinceMs: number } {
   const { since } = checkRecovery(body);
-  const sinceMs = RFC3339.test(since) ? Date.parse(since) : Number.NaN;
+  const sinceMs = rfc3339Ms(since);
   if (!Number.isFinite(sinceMs))
     throw fieldError('since', '"since" must be an RFC 3339 date and time, such as "2026-11-26T09:00:00Z"');
   return { since, sinceMs };

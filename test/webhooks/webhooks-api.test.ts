@@ -102,7 +102,13 @@ test('a subscription is made with 201, Location, its secret, and the contract ke
     assert.equal(read.status, 200);
     const { secret: _secret, ...withoutSecret } = webhook;
     assert.deepEqual(read.json, withoutSecret);
-    assert.equal((await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`)).status, 204);
+    const deleted = await call(server, 'DELETE', `/v1/webhooks/${webhook.id}`);
+    assert.equal(deleted.status, 204);
+    // No content: no type, and no Content-Length (RFC 9110 §8.6); the other headers as on every answer.
+    assert.equal(deleted.headers['content-type'], undefined);
+    assert.equal(deleted.headers['content-length'], undefined);
+    assert.equal(deleted.text, '');
+    assert.ok(deleted.headers['x-request-id'] !== undefined && deleted.headers['x-ratelimit-limit'] !== undefined);
     // A description of null, as the API shows one that was never given, is taken as left out.
     const withNull = await call(server, 'POST', '/v1/webhooks', {
       json: { url: `${receiver.url}/hook`, events: ['pet.created'], description: null },
