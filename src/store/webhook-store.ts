@@ -188,7 +188,10 @@ export interface WebhookStore {
   /**
    * Takes up to `max` deliveries due at `nowMs` for this worker until `nowMs + leaseMs` (on a shared store
    * no other instance takes them meanwhile), at most `perSubscription` of one subscription counting those
-   * this worker holds (`held`: subscription id → deliveries in flight). Only enabled subscriptions' deliveries.
+   * this worker holds (`held`: subscription id → deliveries in flight), and at most
+   * `perFailingSubscription` (by default as many) of one whose receiver is failing (`failingSinceMs`
+   * set). Only enabled subscriptions' deliveries; the subscriptions with the fewest held are served
+   * first, then those due longest.
    */
   claimDue(
     nowMs: number,
@@ -196,6 +199,7 @@ export interface WebhookStore {
     leaseMs: number,
     perSubscription: number,
     held: ReadonlyMap<string, number>,
+    perFailingSubscription?: number,
   ): Promise<DueDelivery[]>;
   /** Records an attempt and what follows it, atomically. */
   finishAttempt(result: AttemptResult): Promise<void>;

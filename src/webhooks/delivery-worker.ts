@@ -106,6 +106,12 @@ const LOOK_EVERY_MS = 100;
 const USER_AGENT = 'animal-store-webhooks/1';
 /** Attempts in flight at once by default: enough for many receivers, few enough for one process's sockets. */
 const DEFAULT_MAX_IN_FLIGHT = 128;
+/**
+ * Attempts in flight to a subscription whose receiver is failing (its last attempt failed), at most:
+ * a receiver that hangs holds few slots (twenty such subscriptions of one key hold 40 of the 128), and
+ * one that is down is not sent a burst it cannot take; its first success gives it its full share again.
+ */
+const FAILING_IN_FLIGHT_PER_SUBSCRIPTION = 2;
 /** Outcomes that may wait to be written, per sending slot, before the worker stops taking deliveries. */
 const RECORDING_PER_SLOT = 4;
 /** A lease outlives the attempt's own timeout by this much, so a slow but live attempt keeps its delivery. */
@@ -245,6 +251,7 @@ export class DeliveryWorker {
           settings.timeoutMs + LEASE_MARGIN_MS,
           settings.maxInFlightPerSubscription,
           this.#held,
+          Math.min(FAILING_IN_FLIGHT_PER_SUBSCRIPTION, settings.maxInFlightPerSubscription),
         );
         for (let index = 0; index < due.length; index++) {
           // A turn of the event loop between slices of starts: each signs its body and writes its

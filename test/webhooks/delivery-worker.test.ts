@@ -323,6 +323,35 @@ test('at most maxInFlightPerSubscription attempts go to one subscription at once
   }
 });
 
+test('a receiver that hangs keeps only its own slots: one that frees up goes to a subscription holding none', async () => {
+  const { store, clock, sender, subscribe, createPet, close } = await rig();
+  const worker = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: { ...DEFAULT_WEBHOOK_SETTINGS, retryWaitsMs: [1000] },
+    isKeyActive: () => true,
+    random: () => 0.5,
+    maxInFlight: 4,
+  });
+  try {
+    await subscribe(['pet.created'], 'https://hanging.example.com/in');
+    for (let index = 0; index < 6; index++) await createPet();
+    worker.start();
+    await sender.until(4);
+    await subscribe(['pet.created'], 'https://quick.example.com/in');
+    await createPet();
+    // Every slot is held by the hanging receiver; one of its attempts ends (timed out).
+    sender.calls[0]?.answer({ status: null, error: 'timed out after 10000 ms' });
+    await sender.until(5);
+    assert.equal(new URL(sender.calls[4]?.request.url ?? '').hostname, 'quick.example.com');
+    sender.answerAll();
+  } finally {
+    await worker.stop(0);
+    await close();
+  }
+});
+
 test('a stop waits for the attempts in flight, but no longer than its bound', async () => {
   const { sender, worker, subscribe, createPet, close } = await rig();
   try {

@@ -15,6 +15,8 @@ export interface ClaimRequest {
   max: number;
   leaseMs: number;
   perSubscription: number;
+  /** The same for a subscription whose receiver is failing. */
+  perFailingSubscription: number;
   /** Subscription id → deliveries the worker holds now. */
   held: ReadonlyMap<string, number>;
 }
@@ -48,18 +50,27 @@ function enabledWithPending(state: WebhookState): SubscriptionEntry[] {
   );
 }
 
-/** Leases and returns up to `max` due deliveries, the subscriptions due longest first, oldest events first within each. */
+/**
+ * Leases and returns up to `max` due deliveries, oldest events first within a subscription; the
+ * subscriptions with the fewest deliveries held come first, then those due longest, so that the slots
+ * that free up go to receivers that are not holding many already (one that hangs keeps only its own).
+ */
 export function claimDue(state: WebhookState, letters: string, request: ClaimRequest): DueDelivery[] {
-  const { nowMs, max, leaseMs, perSubscription, held } = request;
+  const { nowMs, max, leaseMs, perSubscription, perFailingSubscription, held } = request;
   const due = enabledWithPending(state)
-    .map((entry) => ({ entry, dueMs: entry.queue.dueMs() ?? Number.POSITIVE_INFINITY }))
+    .map((entry) => ({
+      entry,
+      dueMs: entry.queue.dueMs() ?? Number.POSITIVE_INFINITY,
+      held: held.get(entry.subscription.id) ?? 0,
+    }))
     .filter(({ dueMs }) => dueMs <= nowMs)
-    .sort((one, other) => one.dueMs - other.dueMs);
+    .sort((one, other) => one.held - other.held || one.dueMs - other.dueMs);
   const claimed: DueDelivery[] = [];
-  for (const { entry } of due) {
+  for (const { entry, held: holding } of due) {
     if (claimed.length >= max) break;
     const { subscription, queue } = entry;
-    const quota = Math.min(perSubscription - (held.get(subscription.id) ?? 0), max - claimed.length);
+    const limit = subscription.failingSinceMs === null ? perSubscription : perFailingSubscription;
+    const quota = Math.min(limit - holding, max - claimed.length);
     const secrets = subscription.secrets
       .filter(({ expiresAtMs }) => expiresAtMs === null || expiresAtMs > nowMs)
       .map(({ secret }) => secret);

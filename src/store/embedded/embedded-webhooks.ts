@@ -218,8 +218,10 @@ export class EmbeddedWebhooks implements WebhookStore {
     leaseMs: number,
     perSubscription: number,
     held: ReadonlyMap<string, number>,
+    perFailingSubscription = perSubscription,
   ): Promise<DueDelivery[]> {
-    return claimDue(this.#state.webhooks, this.#letters, { nowMs, max, leaseMs, perSubscription, held });
+    const request = { nowMs, max, leaseMs, perSubscription, perFailingSubscription, held };
+    return claimDue(this.#state.webhooks, this.#letters, request);
   }
 
   finishAttempt(result: AttemptResult): Promise<void> {

@@ -85,10 +85,19 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     leaseMs: number,
     perSubscription: number,
     held: ReadonlyMap<string, number>,
+    perFailingSubscription = perSubscription,
   ): Promise<DueDelivery[]> {
     if (max <= 0 || perSubscription <= 0) return [];
     const rows = await this.#database.query<ClaimRow>(
-      statement('claimDue', [nowMs, max, leaseMs, perSubscription, [...held.keys()], [...held.values()]]),
+      statement('claimDue', [
+        nowMs,
+        max,
+        leaseMs,
+        perSubscription,
+        [...held.keys()],
+        [...held.values()],
+        perFailingSubscription,
+      ]),
     );
     return rows.map((row) => {
       const { url, secrets } = JSON.parse(row.webhook_json) as Pick<Subscription, 'url' | 'secrets'>;

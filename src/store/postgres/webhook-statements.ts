@@ -154,9 +154,10 @@ export const SQL = {
   /**
    * Takes due deliveries as graphile-worker and pg-boss take jobs: rows locked FOR UPDATE SKIP LOCKED
    * (another instance's claim in progress is passed over, not waited for) and marked taken in the same
-   * statement. Each enabled subscription gets its own share ($4 less what this worker holds: $5/$6),
-   * so one subscription's backlog never holds up the others'; the earliest due go first, up to $2
-   * (by the time of their next attempt: a delivery whose lease ran out is among the first). The scan of
+   * statement. Each enabled subscription gets its own share ($4 less what this worker holds: $5/$6;
+   * $7 instead of $4 while its receiver is failing), so one subscription's backlog never holds up the
+   * others'; the subscriptions held fewest come first, then the earliest due, up to $2 (by the time of
+   * their next attempt: a delivery whose lease ran out is among the first). The scan of
    * a subscription's index range passes over the deliveries leased now, as many as are in flight.
    */
   claimDue: `
@@ -167,11 +168,14 @@ export const SQL = {
         CROSS JOIN LATERAL (
           SELECT d.id, d.next_attempt_at_ms AS due_ms FROM deliveries AS d
            WHERE d.webhook_id = w.id AND ${IS_DUE}
-           ORDER BY d.next_attempt_at_ms LIMIT greatest($4 - coalesce(h.n, 0), 0)
+           ORDER BY d.next_attempt_at_ms
+           LIMIT greatest(CASE WHEN w.failing_since_ms IS NULL THEN $4::int ELSE $7::int END - coalesce(h.n, 0), 0)
            FOR UPDATE SKIP LOCKED
         ) AS c
        WHERE w.status = 'enabled'
-       ORDER BY c.due_ms LIMIT $2
+       -- The subscriptions this instance holds fewest of first: a slot that frees up goes to a receiver
+       -- not holding many already, so one that hangs keeps only its own.
+       ORDER BY coalesce(h.n, 0), c.due_ms LIMIT $2
     )
     UPDATE deliveries AS d SET lease_until_ms = $1 + $3
       FROM chosen, events AS e, webhooks AS w

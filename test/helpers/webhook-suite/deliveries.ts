@@ -119,6 +119,36 @@ export function deliveryTests(open: OpenStore): void {
       assert.deepEqual(await store.webhooks.claimDue(nowMs, 10, LONG_LEASE_MS, 10, new Map()), []);
     }));
 
+  test('a subscription whose receiver is failing gets perFailingSubscription; the others their full share', () =>
+    withStore(open, async ({ store }) => {
+      const failing = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      for (let index = 0; index < 4; index++) await createPet(store, atMs);
+      const healthy = await subscribe(store, 'key_b', ['pet.created']);
+      for (let index = 0; index < 4; index++) await createPet(store, atMs);
+      const [first] = await store.webhooks.claimDue(atMs, 1, LONG_LEASE_MS, 8, new Map());
+      assert.equal(first?.subscriptionId, failing.id);
+      await store.webhooks.finishAttempt(attemptResult(first, atMs, { status: 503, nextAttemptAtMs: atMs }));
+      const claimed = await store.webhooks.claimDue(atMs, 20, LONG_LEASE_MS, 8, new Map(), 2);
+      const count = (id: string): number => claimed.filter((delivery) => delivery.subscriptionId === id).length;
+      assert.equal(count(failing.id), 2);
+      assert.equal(count(healthy.id), 4);
+    }));
+
+  test('the subscriptions held fewest are served first, whichever is due longest', () =>
+    withStore(open, async ({ store }) => {
+      const busy = await subscribe(store, 'key_a', ['pet.created']);
+      const atMs = recentMs();
+      for (let index = 0; index < 3; index++) await createPet(store, atMs - 60_000);
+      const idle = await subscribe(store, 'key_b', ['pet.created']);
+      for (let index = 0; index < 3; index++) await createPet(store, atMs);
+      const claimed = await store.webhooks.claimDue(atMs, 2, LONG_LEASE_MS, 8, new Map([[busy.id, 1]]));
+      assert.deepEqual(
+        claimed.map((delivery) => delivery.subscriptionId),
+        [idle.id, idle.id],
+      );
+    }));
+
   test('a failed attempt is recorded and its delivery rescheduled; attemptsMade counts the attempts', () =>
     withStore(open, async ({ store }) => {
       const subscription = await subscribe(store, 'key_a', ['pet.created']);
