@@ -165,6 +165,8 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
   const listeners = new Listeners(settings, handler, tls);
   let metricsServer: Server | undefined;
   const listen = async (listenOptions?: { port?: number; host?: string }): Promise<Listening> => {
+    // A port opened after close() would never be closed: close() has already run.
+    if (closing !== undefined) throw new Error('this animal store is closed; create a new one to listen again');
     const listening = await listeners.listen(listenOptions);
     // Followed from the first port on: a service that serves nothing has no certificate to renew.
     if (tls !== undefined && !watchingTls) {

@@ -119,6 +119,12 @@ export class Listeners {
   /** Opens a port (the settings' unless given) and resolves once it listens. */
   async listen(options: { port?: number; host?: string } = {}): Promise<Listening> {
     assertKnownOptions(options, ['port', 'host'], 'listen ');
+    const { port: askedPort, host: askedHost } = options;
+    // Node would take a port of text as the path of a local socket, and an empty host as every interface.
+    if (askedPort !== undefined && (!Number.isSafeInteger(askedPort) || askedPort < 0 || askedPort > 65535))
+      throw new TypeError('listen option port must be a whole number from 0 to 65535');
+    if (askedHost !== undefined && (typeof askedHost !== 'string' || askedHost.length === 0))
+      throw new TypeError('listen option host must be an address such as "127.0.0.1" or "::"');
     const settings = this.#settings;
     const tls = this.#tls;
     const server = tls === undefined ? this.#plainServer() : this.#secureServer(tls);

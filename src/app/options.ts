@@ -49,8 +49,19 @@ export interface ResolvedOptions {
   createFirstKey: boolean;
 }
 
+/** Whether `value` is an object with a function under each of `names`. */
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  );
+}
+
 /** Applies defaults and checks every option; throws a TypeError naming the first bad one. */
 export function resolveOptions(options: AnimalStoreOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('the options of createAnimalStore must be an object such as { dataDir: "./data" }');
   const settings = resolveSettings(options, Object.keys(PROGRAM_OPTIONS));
   const fixedKeys = keysFromSpecs(options.keys ?? [], 'option keys');
   if (options.limits !== undefined) {
@@ -60,6 +71,12 @@ export function resolveOptions(options: AnimalStoreOptions): ResolvedOptions {
     assertKnownOptions(options.limits, LIMITER_OPTIONS, 'limits.');
     resolveLimiterOptions(options.limits);
   }
+  if (options.createFirstKey !== undefined && typeof options.createFirstKey !== 'boolean')
+    throw new TypeError('option createFirstKey must be true or false');
+  if (options.clock !== undefined && !hasMethods(options.clock, ['now', 'monotonic']))
+    throw new TypeError('option clock must have now() and monotonic() methods, as systemClock has');
+  if (options.logger !== undefined && !hasMethods(options.logger, ['error', 'warn', 'info']))
+    throw new TypeError('option logger must have error(), warn() and info() methods, as createLogger() makes');
   return {
     settings,
     clock: options.clock ?? systemClock,

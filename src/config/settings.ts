@@ -248,7 +248,9 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
   if (!['always', 'interval', 'never'].includes(settings.durability))
     throw new TypeError('option durability must be "always", "interval" or "never"');
   for (const name of ['deprecatedAt', 'sunsetAt'] as const) {
-    if (!Number.isFinite(settings[name])) throw new TypeError(`option ${name} must be a time in ms since the epoch`);
+    // A Date holds at most 8.64e15 ms either side of the epoch; past that the headers would read "Invalid Date".
+    if (!Number.isFinite(settings[name]) || Number.isNaN(new Date(settings[name]).getTime()))
+      throw new TypeError(`option ${name} must be a time in ms since the epoch`);
   }
   if (settings.sunsetAt <= settings.deprecatedAt)
     throw new TypeError(
@@ -286,10 +288,13 @@ export function resolveSettings(options: Partial<Settings>, otherOptions: readon
     if (!Number.isSafeInteger(settings[name]) || settings[name] < 1 || settings[name] > MAX_WEBHOOK_MS)
       throw new TypeError(`option ${name} must be a whole number of ms from 1 to ${MAX_WEBHOOK_MS}`);
   }
-  if (typeof settings.webhookAllowPrivate !== 'boolean')
-    throw new TypeError('option webhookAllowPrivate must be true or false');
-  if (typeof settings.webhookDelivery !== 'boolean')
-    throw new TypeError('option webhookDelivery must be true or false');
+  // A string such as "false", from a configuration read as text, would count as true.
+  for (const name of ['trustProxy', 'docs', 'webhookAllowPrivate', 'webhookDelivery'] as const) {
+    if (typeof settings[name] !== 'boolean') throw new TypeError(`option ${name} must be true or false`);
+  }
+  // An empty host would have Node listen on every interface.
+  if (typeof settings.host !== 'string' || settings.host.length === 0)
+    throw new TypeError('option host must be an address such as "127.0.0.1" or "::"');
   if (settings.dataDir !== undefined && (typeof settings.dataDir !== 'string' || settings.dataDir.length === 0)) {
     throw new TypeError('option dataDir must be a directory path');
   }

@@ -112,9 +112,39 @@ test('key entries, limits and listen options are checked too, and values that co
       name: 'TypeError',
       message: 'unknown option listen prot; did you mean listen port?',
     });
+    // Node would take a port of text as a local socket's path, and an empty host as every interface.
+    for (const port of ['abc', -1, 65536, 1.5] as unknown as number[])
+      await assert.rejects(app.listen({ port }), { name: 'TypeError', message: /listen option port must be/ });
+    for (const host of ['', 123] as unknown as string[])
+      await assert.rejects(app.listen({ host }), { name: 'TypeError', message: /listen option host must be/ });
   } finally {
     await app.close();
   }
+  // A port opened after close() would never be closed.
+  await assert.rejects(app.listen({ port: 0 }), /this animal store is closed/);
+});
+
+test('options of the wrong kind are refused by name, not taken for something else', async () => {
+  for (const [options, message] of [
+    // "false" would count as true: X-Forwarded-For trusted, /docs served, a first key made.
+    [{ trustProxy: 'false' }, /option trustProxy must be true or false/],
+    [{ docs: 'false' }, /option docs must be true or false/],
+    [{ createFirstKey: 'no' }, /option createFirstKey must be true or false/],
+    // An empty host would listen on every interface.
+    [{ host: '' }, /option host must be an address/],
+    [{ host: 123 }, /option host must be an address/],
+    // Past what a Date holds, the Sunset header would read "Invalid Date".
+    [{ sunsetAt: 1e20 }, /option sunsetAt must be a time in ms/],
+    [{ clock: 5 }, /option clock must have now\(\) and monotonic\(\)/],
+    [{ clock: { now: () => Date.now() } }, /option clock must have now\(\) and monotonic\(\)/],
+    [{ logger: {} }, /option logger must have error\(\), warn\(\) and info\(\)/],
+  ] as const) {
+    await assert.rejects(createAnimalStore(untyped(options)), { name: 'TypeError', message }, JSON.stringify(options));
+  }
+  await assert.rejects(createAnimalStore(null as unknown as AnimalStoreOptions), {
+    name: 'TypeError',
+    message: /the options of createAnimalStore must be an object/,
+  });
 });
 
 test('a sunset that does not come after the deprecation is refused', async () => {
