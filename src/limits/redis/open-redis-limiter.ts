@@ -10,6 +10,8 @@ import { type LimiterUnavailable, RedisLimiter } from './redis-limiter.js';
 export const COMMAND_TIMEOUT_MS = 1000;
 /** How long connecting may take. */
 const CONNECT_TIMEOUT_MS = 2000;
+/** How long a disconnect waits for the socket to close (see its use). */
+const DISCONNECT_TIMEOUT_MS = 100;
 /**
  * How long the start waits for Redis's first answers (the client's ready check, then a `PING`). On a
  * busy host one of them can miss the requests' command timeout, and that alone should not stop the
@@ -48,6 +50,9 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
   const redis = new Redis(options.redisUrl, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
+    // How long a disconnect waits for the socket to close before destroying it. ioredis's 2 s timer
+    // also runs when the socket had already failed (a refused start), keeping the process alive.
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     // The start's patience; the requests' own timeout is set once Redis has answered.
     commandTimeout: startTimeoutMs,
     // While disconnected, commands fail at once instead of waiting in a queue: no request hangs.
