@@ -9,7 +9,7 @@ import { parseSettingText } from '../config/setting-text.js';
 import { systemClock } from '../core/clock.js';
 import { type ApiKey, isWellFormedKey, KEY_PREFIX } from '../keys/api-key.js';
 import { KeyProblem } from '../keys/key-problem.js';
-import { KeyService } from '../keys/key-service.js';
+import { checkNewKey, KeyService, type NewKeyRequest } from '../keys/key-service.js';
 import { parseCommandArgs, unknownCommand, EXIT_CODES_HELP } from './flags.js';
 import { asUsage, dataDirUsageError, UsageError } from './usage-error.js';
 
@@ -99,11 +99,13 @@ export async function runKeys(
     const urlSetting = SETTINGS.find((setting) => 'option' in setting && setting.option === 'databaseUrl');
     if (urlSetting !== undefined) asUsage(() => parseSettingText(urlSetting, databaseUrl, source), 'animal-store keys');
   }
+  // A usage mistake is one whatever the store holds: said before the store is looked at.
+  const newKey = checkArguments(command, values, positionals);
   const dataDir = databaseUrl === undefined ? (values['data-dir'] ?? env.ANIMAL_STORE_DATA_DIR ?? './data') : undefined;
   const place = await openKeyTable({ databaseUrl, dataDir });
   try {
     if (!(command === 'create' && values.init === true)) await place.assertHoldsStore();
-    await keysCommand(command, values, positionals, place, print);
+    await keysCommand(command, values, positionals, newKey, place, print);
   } catch (error) {
     // A key that cannot be used, or an id that names no key: the answer, not a crash; one line, exit code 1.
     if (error instanceof KeyProblem) throw problemError(error, place);
@@ -154,7 +156,7 @@ const LIMIT_FLAGS = { perMinute: '--per-minute', perDay: '--per-day' } as const;
  * A KeyProblem in the words of this command: a bad plan or limits is a usage mistake naming the flags
  * (exit code 2); a key or id that cannot be used is the answer (exit code 1).
  */
-function problemError(problem: KeyProblem, place: AdminKeyTable): Error {
+function problemError(problem: KeyProblem, place?: AdminKeyTable): Error {
   const { detail } = problem;
   const usage = (text: string) => new UsageError(`${text} (see animal-store keys --help)`);
   switch (detail.code) {
@@ -170,7 +172,7 @@ function problemError(problem: KeyProblem, place: AdminKeyTable): Error {
       return new Error(`no key has id "${detail.id}"; see animal-store keys list`);
     case 'unknown_key':
       return new Error(
-        `no key of ${place.name} has this value (keys given in ANIMAL_STORE_KEYS or library options are not kept there)`,
+        `no key of ${place?.name ?? 'the store'} has this value (keys given in ANIMAL_STORE_KEYS or library options are not kept there)`,
       );
     case 'malformed_key':
     case 'wrong_length':
@@ -182,29 +184,61 @@ function problemError(problem: KeyProblem, place: AdminKeyTable): Error {
 
 type KeysFlags = ReturnType<typeof parseKeysArgs>['values'];
 
+/**
+ * The arguments of `command`, checked without a store: how many it takes, and for `create` the plan
+ * and limits asked for (the request, returned), each mistake a UsageError naming the flag.
+ */
+function checkArguments(command: string, values: KeysFlags, positionals: readonly string[]): NewKeyRequest | undefined {
+  switch (command) {
+    case 'create':
+    case 'list':
+      if (positionals.length > 0)
+        throw new UsageError(
+          `keys ${command} takes no argument, not "${positionals[0]}" (see animal-store keys --help)`,
+        );
+      break;
+    case 'revoke':
+      if (positionals.length !== 1) throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
+      break;
+    default:
+      if (positionals.length !== 1)
+        throw new UsageError(
+          'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
+        );
+  }
+  if (command !== 'create') return undefined;
+  if (values.plan === undefined)
+    throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
+  const request = asUsage(
+    () => ({
+      plan: values.plan as string,
+      perMinute: positiveInteger(values['per-minute'], '--per-minute'),
+      perDay: positiveInteger(values['per-day'], '--per-day'),
+      name: values.name,
+    }),
+    'animal-store keys',
+  );
+  try {
+    checkNewKey(request);
+  } catch (error) {
+    throw error instanceof KeyProblem ? problemError(error) : error;
+  }
+  return request;
+}
+
 async function keysCommand(
   command: string,
   values: KeysFlags,
   positionals: readonly string[],
+  newKey: NewKeyRequest | undefined,
   place: AdminKeyTable,
   print: (text: string) => void,
 ): Promise<void> {
   const keys = new KeyService(place.table, systemClock);
   switch (command) {
     case 'create': {
-      if (values.plan === undefined)
-        throw new UsageError('keys create needs --plan free|pro|business|enterprise (see animal-store keys --help)');
-      const request = asUsage(
-        () => ({
-          plan: values.plan as string,
-          perMinute: positiveInteger(values['per-minute'], '--per-minute'),
-          perDay: positiveInteger(values['per-day'], '--per-day'),
-          name: values.name,
-        }),
-        'animal-store keys',
-      );
       await place.prepare();
-      const { key, record } = await keys.create(request);
+      const { key, record } = await keys.create(newKey as NewKeyRequest);
       print(
         `Created key ${record.id} (${record.plan}: ${record.perMinute}/min, ${record.perDay}/day). It is shown only this once:\n\n  ${key}\n\n` +
           `Its hash is in ${place.where}; ${place.readers} accepts it within a second.\n`,
@@ -225,9 +259,7 @@ async function keysCommand(
       return;
     }
     case 'revoke': {
-      const [id] = positionals;
-      if (id === undefined || positionals.length > 1)
-        throw new UsageError('keys revoke takes one key id (see animal-store keys list)');
+      const id = positionals[0] as string;
       const all = await keys.list();
       if (!KEY_ID.test(id)) throw notAnId(id, all);
       const before = all.find((entry) => entry.id === id);
@@ -242,11 +274,7 @@ async function keysCommand(
       return;
     }
     case 'check': {
-      const [given] = positionals;
-      if (given === undefined || positionals.length > 1)
-        throw new UsageError(
-          'keys check takes one key, or - to read it from standard input (see animal-store keys --help)',
-        );
+      const given = positionals[0] as string;
       const found = await keys.check(given === '-' ? (await readStdin()).trim() : given);
       print(
         `Key ${found.id}${found.name === '' ? '' : ` (${found.name})`} is active: ${found.plan}, ${found.perMinute}/min, ${found.perDay}/day.\n`,

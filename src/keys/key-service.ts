@@ -49,8 +49,7 @@ export class KeyService {
 
   /** Creates a key; the key itself is returned once and never stored. A KeyProblem for a bad plan or limits. */
   async create(request: NewKeyRequest): Promise<CreatedKey> {
-    const plan = planOf(request.plan);
-    const limits = limitsFor(plan, request);
+    const { plan, limits } = checkNewKey(request);
     const created = await this.#newKey(plan, limits, request.name ?? '');
     await this.#table.add(created.record);
     return created;
@@ -112,6 +111,12 @@ export class KeyService {
     };
     return { key, record };
   }
+}
+
+/** The plan and limits `request` asks for; a KeyProblem when they cannot be had. Needs no store. */
+export function checkNewKey(request: NewKeyRequest): { plan: PlanName; limits: Limits } {
+  const plan = planOf(request.plan);
+  return { plan, limits: limitsFor(plan, request) };
 }
 
 /** `text` as a plan, or the KeyProblem of an unknown one. */

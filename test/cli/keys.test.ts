@@ -193,6 +193,19 @@ test('a directory that holds no store is refused by every keys command (a mistyp
     const created = runCli(['keys', 'create', '--plan', 'pro', '--data-dir', join(typo, 'never')]);
     assert.equal(await created.exited, 1);
     await assert.rejects(stat(join(typo, 'never')), 'nothing is created without --init');
+    // A usage mistake is one (exit code 2) whatever the directory holds: said before it is looked at.
+    for (const [args, message] of [
+      [['create', '--plan', 'gold'], /--plan must be free, pro, business or enterprise, not "gold"/],
+      [['create', '--plan', 'pro', '--per-day', '5'], /--per-minute and --per-day are for --plan enterprise only/],
+      [['list', 'extra'], /keys list takes no argument, not "extra"/],
+      [['create', '--plan', 'pro', 'extra'], /keys create takes no argument/],
+      [['revoke'], /keys revoke takes one key id/],
+      [['check', 'a', 'b'], /keys check takes one key/],
+    ] as const) {
+      const child = runCli(['keys', ...args, '--data-dir', typo]);
+      assert.equal(await child.exited, 2, args.join(' '));
+      assert.match(child.stderr(), message, args.join(' '));
+    }
   } finally {
     await rm(typo, { recursive: true, force: true });
   }
