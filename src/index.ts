@@ -8,6 +8,7 @@ export type { Settings } from './config/settings.js';
 export { ApiError, ERRORS, type ErrorCode } from './core/errors.js';
 export type { NewOrder, Order, OrderStatus, OrderUpdate } from './orders/schemas.js';
 export type { NewPet, Pet, PetStatus } from './pets/schemas.js';
+export type { Event as WebhookEvent } from './webhooks/schemas.js';
 export { decodeWebhookSecret, type WebhookSecret } from './webhooks/signature.js';
 export {
   type HeaderGetter,

@@ -5,6 +5,7 @@
 // (such as `v1a`) are skipped. Success returns the JSON payload; every failure is a
 // WebhookVerificationError with a `code` to match on. Pure once given `options.nowSeconds`.
 import { timingSafeEqual } from 'node:crypto';
+import type { Event as WebhookEvent } from './schemas.js';
 import { SIGNATURE_VERSION, signatureDigest, type WebhookSecret, decodeWebhookSecret } from './signature.js';
 
 /** How far the attempt's timestamp may be from the receiver's clock, either way: 5 minutes, as in `standardwebhooks`. */
@@ -104,19 +105,20 @@ function hasMatchingSignature(signatures: string, expected: Buffer): boolean {
 }
 
 /**
- * Checks a delivery signed as Standard Webhooks v1 and returns its parsed JSON body. `secret` is the
+ * Checks a delivery signed as Standard Webhooks v1 and returns its parsed JSON body: an event as
+ * animal-store sends them (`T`, for a sender of other bodies). `secret` is the
  * subscription's secret (`whsec_…` or bare base64; or a key from `decodeWebhookSecret`, to decode it
  * once); `body` must be the raw request body, exactly as received: a body parsed and serialised again
  * does not verify. Throws a WebhookVerificationError when a header is missing, the timestamp is not
  * a whole number or is more than `toleranceSeconds` (default 300) from `nowSeconds`, no `v1`
  * signature matches, or the body is not JSON.
  */
-export function verifyWebhook(
+export function verifyWebhook<T = WebhookEvent>(
   secret: WebhookSecret,
   headers: WebhookRequestHeaders,
   body: string | Uint8Array,
   options: VerifyWebhookOptions = {},
-): unknown {
+): T {
   const key = typeof secret === 'string' ? decodeWebhookSecret(secret) : secret;
   const messageId = requiredHeader(headers, 'webhook-id');
   const timestampText = requiredHeader(headers, 'webhook-timestamp').trim();
@@ -148,7 +150,7 @@ export function verifyWebhook(
   }
 
   try {
-    return JSON.parse(typeof body === 'string' ? body : utf8.decode(body));
+    return JSON.parse(typeof body === 'string' ? body : utf8.decode(body)) as T;
   } catch (error) {
     throw new WebhookVerificationError('invalid_json', 'the signed body is not JSON', { cause: error });
   }

@@ -30,6 +30,10 @@ function refusal(code: WebhookVerificationFailure) {
 
 test('a delivery signed with the secret verifies and yields its parsed body', () => {
   assert.deepEqual(verifyWebhook(SECRET, signed(), BODY, { nowSeconds: NOW_S }), EVENT);
+  // Typed as the events the service sends (the receiver examples read these fields under strict TypeScript).
+  const event = verifyWebhook(SECRET, signed(), BODY, { nowSeconds: NOW_S });
+  assert.equal(event.id, EVENT.id);
+  assert.equal(event.type, EVENT.type);
 });
 
 test('the secret may come with or without whsec_, or decoded once', () => {
