@@ -1,6 +1,6 @@
 // HTTP that Node refuses before the service sees a request (README "How the API behaves"): it is answered with
 // the JSON error body where the socket can still take one, then closed. No key is charged for it.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { rawErrorResponse } from './answers.js';
@@ -63,14 +63,26 @@ export const clientErrorListener =
   (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
     // A reset or an already-answered socket has nobody left to tell.
-    const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
     if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent === true) {
       socket.destroy();
       return;
     }
-    const secure = hsts !== undefined && (socket as TLSSocket).encrypted === true;
-    socket.end(answerFor(error.code, maxHeaderBytes, secure ? `Strict-Transport-Security: ${hsts}\r\n` : ''));
-    // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
-    // must not go on sending a request it was told has failed, and the request being served ends now.
-    socket.destroySoon();
+    const answer = (): void => {
+      if (!socket.writable) return;
+      const secure = hsts !== undefined && (socket as TLSSocket).encrypted === true;
+      socket.end(answerFor(error.code, maxHeaderBytes, secure ? `Strict-Transport-Security: ${hsts}\r\n` : ''));
+      // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
+      // must not go on sending a request it was told has failed.
+      socket.destroySoon();
+    };
+    // Bytes that are not HTTP behind a whole request (pipelined): that request is being served, and may
+    // be a change already made, so its answer goes out first, then the 400 (RFC 9112 §9.3.2: answers
+    // in the order of the requests). A request whose own framing broke is answered at once.
+    if (response !== undefined && !response.writableFinished && response.req.complete) {
+      response.once('finish', answer);
+      response.once('close', answer);
+      return;
+    }
+    answer();
   };

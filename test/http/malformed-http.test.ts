@@ -192,6 +192,21 @@ test('request-smuggling framings are 400 bad_request, the connection closed, nev
   assert.equal(await petCount(), before);
 });
 
+test('a whole request followed by bytes that are not HTTP gets its own answer first, then the 400, then the close', async () => {
+  const before = await petCount();
+  for (const [label, garbage] of [
+    ['three stray bytes', 'xyz'],
+    ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n'],
+  ] as const) {
+    const result = await exchange(server.url, `${SMUGGLED_POST}${garbage}`);
+    // The create was carried out: its 201 must reach the client, or a retry would create it twice.
+    assert.deepEqual(statusesIn(result.raw), [201, 400], `${label}: ${JSON.stringify(result.raw.slice(0, 400))}`);
+    assert.ok(result.closedByServer, label);
+    assert.match(result.raw, /"code":"bad_request"/, label);
+  }
+  assert.equal(await petCount(), before + 2);
+});
+
 test('bare LF or CR, a space before the colon, folding and control characters in headers are 400, closed, one answer', async () => {
   const before = await petCount();
   const start = 'GET /v1/pets HTTP/1.1\r\n';
