@@ -1,6 +1,7 @@
 // Replay: a pure function of the log's bytes. It returns every intact record's payload in file order,
 // the byte length they span, and the torn tail after them, if any. Only the last line may be torn
-// (docs/storage.md: it is what a crash mid-flush leaves); damage on any earlier line is CorruptLogError.
+// (docs/storage.md: it is what a crash mid-flush leaves: a line cut short); damage on any line, the
+// last one included, is CorruptLogError.
 
 import { CorruptLogError } from './errors.js';
 import { NEWLINE, parseRecord } from './log-format.js';
@@ -49,7 +50,11 @@ export function replayRecords(
     if (newline === -1) return torn(bytes, line - 1, offset);
     const parsed = parseRecord(bytes, offset, newline);
     if (typeof parsed === 'string') {
-      if (newline === bytes.length - 1) return torn(bytes, line - 1, offset);
+      // A whole last line that fails its checks is damage like any other (a byte changed, a line
+      // written by hand), and is left for the operator: a write cut short is a prefix of a line, with
+      // no newline, unless the disk left zeros where it did not finish (a NUL never occurs in a record).
+      const zero = bytes.indexOf(0, offset);
+      if (newline === bytes.length - 1 && zero !== -1 && zero < newline) return torn(bytes, line - 1, offset);
       throw new CorruptLogError(fileName, line, offset, parsed);
     }
     visit(bytes, parsed.payloadStart, parsed.payloadEnd, line, offset);

@@ -43,12 +43,35 @@ test('a log cut anywhere replays to a prefix of its records and never throws', (
   }
 });
 
-test('a damaged last line that ends in a newline is a torn tail too', () => {
-  const damaged = Buffer.from(log);
-  damaged[damaged.length - 3] = damaged[damaged.length - 3]! ^ 0x01;
-  const result = replay(damaged, 'a.log');
+test('a whole last line that fails its checks is damage, not a torn tail: acknowledged records are never cut', () => {
+  const lastStart = log.length - Buffer.byteLength(encodeRecord(payloads[2]!));
+  const secondStart = Buffer.byteLength(encodeRecord(payloads[0]!));
+  const changed = Buffer.from(log);
+  changed[changed.length - 3] = changed[changed.length - 3]! ^ 0x01;
+  // The newline that ended line 2, changed: lines 2 and 3 read as one line that fails its checks.
+  const joined = Buffer.from(log);
+  joined[lastStart - 1] = 0x58;
+  for (const [label, bytes, line, offset] of [
+    ['a byte changed in the last record', changed, 3, lastStart],
+    ['the newline before the last record changed', joined, 2, secondStart],
+    ['a line of garbage appended', Buffer.concat([log, Buffer.from('hello garbage\n')]), 4, log.length],
+    ['an empty line appended', Buffer.concat([log, Buffer.from('\n')]), 4, log.length],
+  ] as const) {
+    assert.throws(
+      () => replay(bytes, '/data/animals.log'),
+      (error: unknown) => error instanceof CorruptLogError && error.line === line && error.offset === offset,
+      label,
+    );
+  }
+});
+
+test('a last line with zeros where the disk did not finish the write is torn, even if it ends in a newline', () => {
+  const lastStart = log.length - Buffer.byteLength(encodeRecord(payloads[2]!));
+  const unfinished = Buffer.from(log);
+  unfinished.fill(0, lastStart + 4, lastStart + 12);
+  const result = replay(unfinished, 'a.log');
   assert.deepEqual(result.payloads, payloads.slice(0, 2));
-  assert.equal(result.tornTail?.offset, log.length - Buffer.byteLength(encodeRecord(payloads[2]!)));
+  assert.equal(result.tornTail?.offset, lastStart);
 });
 
 test('a zero-filled tail (a file extended but never written, as after a power cut) is torn', () => {
