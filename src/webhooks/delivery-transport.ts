@@ -8,6 +8,9 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { AddressRefusedError, createGuardedConnector, DnsLookupError, type LookupAll } from './guarded-connector.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
+/** The statuses that redirect (RFC 9110 §15.4): not followed; other 3xx answers (304) are failures too. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 /** The overall bound of one attempt when none is given: connect, send, answer and its body. */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 /** The bound of resolution and TCP/TLS handshakes when none is given (never above the overall one). */
@@ -124,13 +127,14 @@ export function createDeliveryTransport(options: DeliveryTransportOptions): Deli
       });
       const read = await readAnswer(answer);
       const retryAfter = firstValue(answer.headers['retry-after']);
-      const redirected = answer.statusCode >= 300 && answer.statusCode < 400;
       const error =
         read.failure !== undefined
           ? `${describeFailure(read.failure, controller.signal, timeouts)} while reading the answer`
-          : redirected
+          : REDIRECTS.has(answer.statusCode)
             ? 'redirect not followed'
-            : null;
+            : answer.statusCode >= 300 && answer.statusCode < 400
+              ? `a ${answer.statusCode} answer is not a success`
+              : null;
       return {
         status: answer.statusCode,
         error,

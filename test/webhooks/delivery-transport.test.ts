@@ -116,6 +116,15 @@ test('a 302 is a failure with its status, and its Location never gets a request'
   assert.equal(elsewhere.connections, 0);
 });
 
+test('a 304 is a failure too, said as what it is: not a redirect, not a success', async () => {
+  const target = await receiver((_request, response) => {
+    response.writeHead(304).end();
+  });
+  const result = await transport().send({ url: target.url, headers: HEADERS, body: EVENT });
+  assert.equal(result.status, 304);
+  assert.equal(result.error, 'a 304 answer is not a success');
+});
+
 test('a receiver that never answers times the attempt out after timeoutMs', async () => {
   const target = await receiver(() => {});
   const result = await transport(200).send({ url: target.url, headers: HEADERS, body: EVENT });
