@@ -65,6 +65,13 @@ export class Database {
       throw this.#fault(error);
     }
     let broken: Error | undefined;
+    // The pool listens for a connection's errors only while it is idle: one lost while checked out here
+    // (between two statements of the transaction) would be an unhandled 'error' event and end the
+    // process. Noted instead; the statement under way fails on its own, and the connection is closed.
+    const onLost = (error: Error): void => {
+      broken ??= error;
+    };
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -77,7 +84,8 @@ export class Database {
       });
       throw this.#fault(error);
     } finally {
-      // A connection whose rollback failed is in an unknown state: it is closed, not reused.
+      client.off('error', onLost);
+      // A connection lost, or whose rollback failed, is in an unknown state: it is closed, not reused.
       client.release(broken);
     }
   }

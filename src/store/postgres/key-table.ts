@@ -87,6 +87,13 @@ export class PostgresKeyTable implements KeyTable {
 
   async addIfNoneActive(record: ApiKey): Promise<boolean> {
     const client = await this.#pool.connect();
+    // A connection lost while checked out would be an unhandled 'error' event (the pool listens only
+    // while it is idle): noted, and the connection closed instead of reused.
+    let lost: Error | undefined;
+    const onLost = (error: Error): void => {
+      lost ??= error;
+    };
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       await client.query(`SELECT pg_advisory_xact_lock(${FIRST_KEY_LOCK})`);
@@ -101,7 +108,8 @@ export class PostgresKeyTable implements KeyTable {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      client.release();
+      client.off('error', onLost);
+      client.release(lost);
     }
   }
 
