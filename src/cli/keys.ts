@@ -194,7 +194,7 @@ function checkArguments(command: string, values: KeysFlags, positionals: readonl
     case 'list':
       if (positionals.length > 0)
         throw new UsageError(
-          `keys ${command} takes no argument, not "${positionals[0]}" (see animal-store keys --help)`,
+          `keys ${command} takes no argument (see animal-store keys --help); what was given is not printed back, in case it is a key`,
         );
       break;
     case 'revoke':
