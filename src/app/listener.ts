@@ -136,6 +136,11 @@ export class Listeners {
         done();
       });
     });
+    // A stop that began while the port was opening has already closed the ports it knew of.
+    if (this.#draining) {
+      await new Promise((done) => server.close(done));
+      throw new Error('this animal store is closed; create a new one to listen again');
+    }
     this.#servers.push(server);
     const { port } = server.address() as AddressInfo;
     const shownHost = host.includes(':') ? `[${host}]` : host;

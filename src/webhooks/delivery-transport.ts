@@ -9,7 +9,7 @@ import { AddressRefusedError, createGuardedConnector, DnsLookupError, type Looku
 import { validateWebhookUrl } from './webhook-url.js';
 
 /** The statuses that redirect (RFC 9110 §15.4): not followed; other 3xx answers (304) are failures too. */
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const REDIRECTS = new Set([300, 301, 302, 303, 307, 308]);
 
 /** The overall bound of one attempt when none is given: connect, send, answer and its body. */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;

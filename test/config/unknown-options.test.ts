@@ -1,6 +1,7 @@
 // createAnimalStore's options: a name it does not know is a programmer's slip, so
 // it throws a TypeError naming it and the closest options, instead of being silently ignored.
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { type AnimalStoreOptions, createAnimalStore } from '../../src/app/create-animal-store.js';
 import { resolveSettings } from '../../src/config/settings.js';
@@ -153,3 +154,23 @@ test('a sunset that does not come after the deprecation is refused', async () =>
     message: /option sunsetAt must come after deprecatedAt/,
   });
 });
+
+test('a close() that begins while listen() opens its port closes that port too', async () => {
+  const port = await freePort();
+  const app = await createAnimalStore({ logger: QUIET_LOGGER });
+  const listening = app.listen({ port, host: '127.0.0.1' });
+  await app.close();
+  await assert.rejects(listening, /this animal store is closed/);
+  // The port is free again: another server can take it.
+  const server = createServer();
+  await new Promise<void>((done, fail) => server.once('error', fail).listen(port, '127.0.0.1', done));
+  await new Promise((done) => server.close(done));
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((done) => probe.close(done));
+  return port;
+}

@@ -116,6 +116,15 @@ test('a 302 is a failure with its status, and its Location never gets a request'
   assert.equal(elsewhere.connections, 0);
 });
 
+test('a 300 (Multiple Choices) is a redirect too, and not followed', async () => {
+  const target = await receiver((_request, response) => {
+    response.writeHead(300, { location: '/elsewhere' }).end();
+  });
+  const result = await transport().send({ url: target.url, headers: HEADERS, body: EVENT });
+  assert.equal(result.status, 300);
+  assert.equal(result.error, 'redirect not followed');
+});
+
 test('a 304 is a failure too, said as what it is: not a redirect, not a success', async () => {
   const target = await receiver((_request, response) => {
     response.writeHead(304).end();
