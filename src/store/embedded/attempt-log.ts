@@ -23,6 +23,8 @@ export interface AttemptKeptAsFacts extends AttemptFacts {
   readonly type: DeliveredEventType;
   readonly delivered: boolean;
   readonly nextAttemptAtMs: number | null;
+  /** The next attempt's time that a disable took back (endSchedules), kept in case it was under way. */
+  readonly droppedNextAttemptAtMs?: number;
 }
 
 /** An attempt as the records of earlier releases hold it: rendered, with its time read from the JSON. */
@@ -102,7 +104,24 @@ export class AttemptLog {
       seen.add(attempt.eventSeq);
       if ('json' in attempt || attempt.nextAttemptAtMs === null || !isPending(attempt.eventSeq)) continue;
       // Attempts are immutable items (a compaction's snapshot holds them): the ended one is a copy.
-      attempts[index] = { ...attempt, nextAttemptAtMs: null };
+      attempts[index] = { ...attempt, nextAttemptAtMs: null, droppedNextAttemptAtMs: attempt.nextAttemptAtMs };
+    }
+  }
+
+  /**
+   * Gives the newest attempt of `eventSeq` back the next attempt's time that a disable took from it:
+   * the attempt recorded now on the dropped delivery shows that next attempt was made, being under way
+   * at the disable.
+   */
+  resumeSchedule(eventSeq: number): void {
+    const attempts = this.#attempts;
+    for (let index = attempts.length - 1; index >= 0; index--) {
+      const attempt = attempts[index] as LoggedAttempt;
+      if (attempt.eventSeq !== eventSeq) continue;
+      if ('json' in attempt || attempt.droppedNextAttemptAtMs === undefined) return;
+      const { droppedNextAttemptAtMs, ...kept } = attempt;
+      attempts[index] = { ...kept, nextAttemptAtMs: droppedNextAttemptAtMs };
+      return;
     }
   }
 

@@ -14,7 +14,8 @@
 //   {"op":"event","seq":SEQ,"at":MS,"type":TYPE,"data":DATA}         a retained event (data last, read by slicing)
 //   {"op":"pending","sub":ID,"rows":[[SEQ,ATTEMPTS,NEXT_MS]…]}       pending deliveries
 //   {"op":"delivered","sub":ID,"ranges":[[FIRST,LAST]…]}             events delivered to a subscription
-//   {"op":"kept-att","seq":N,"sub":SUB,"ev":SEQ,ATTEMPT}             a retained attempt
+//   {"op":"kept-att","seq":N,"sub":SUB,"ev":SEQ,ATTEMPT[,"dropped":MS]} a retained attempt ("dropped":
+//                                                                    the next attempt's time a disable took back)
 // Times are whole ms since the epoch; ENTRY is a remembered Idempotency-Key answer with its body; SUB
 // is a subscription's position (its seq, which never changes), shorter than its id. ATTEMPT is what the
 // attempt came to, not its JSON, which is rendered when it is listed (attempt-json.ts):
@@ -85,6 +86,8 @@ export interface KeptAttemptChange {
   attempt: RecordedAttempt;
   delivered: boolean;
   nextAttemptAtMs: number | null;
+  /** The next attempt's time that a disable took back while it may have been under way (attempt-log.ts). */
+  droppedNextAttemptAtMs?: number;
 }
 
 export const WEBHOOK_OPS: ReadonlySet<string> = new Set([
@@ -166,7 +169,8 @@ export function encodeWebhookChange(change: WebhookChange): string {
           id: attempt.id,
           json: attempt.json,
         });
-      return `{"op":"kept-att",${attemptFields(change.seq, change.subscription, change.eventSeq, attempt, change.delivered, change.nextAttemptAtMs)}}`;
+      const dropped = change.droppedNextAttemptAtMs === undefined ? '' : `,"dropped":${change.droppedNextAttemptAtMs}`;
+      return `{"op":"kept-att",${attemptFields(change.seq, change.subscription, change.eventSeq, attempt, change.delivered, change.nextAttemptAtMs)}${dropped}}`;
     }
   }
 }
@@ -401,7 +405,9 @@ export function decodeWebhookChange(record: Json): WebhookChange | string {
     }
     case 'kept-att': {
       const fields = decodeAttemptFields(record);
-      return fields === undefined ? 'bad kept-att' : { op: 'kept-attempt', ...fields };
+      const { dropped } = record;
+      if (fields === undefined || (dropped !== undefined && !isTime(dropped))) return 'bad kept-att';
+      return { op: 'kept-attempt', ...fields, ...(dropped !== undefined && { droppedNextAttemptAtMs: dropped }) };
     }
     default:
       return `op ${JSON.stringify(record.op)}`;

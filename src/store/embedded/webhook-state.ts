@@ -75,6 +75,9 @@ function* subscriptionRecords(entries: Iterable<SubscriptionSnapshot>): Generato
             attempt,
             delivered: attempt.delivered,
             nextAttemptAtMs: attempt.nextAttemptAtMs,
+            ...(attempt.droppedNextAttemptAtMs !== undefined && {
+              droppedNextAttemptAtMs: attempt.droppedNextAttemptAtMs,
+            }),
           };
     }
   }
@@ -115,7 +118,9 @@ export class WebhookState implements WebhookSnapshotSource {
         const entry = this.subscriptions.put(change.subscription);
         if (change.subscription.status === 'disabled' && entry.queue.size > 0) {
           const { queue } = entry;
-          entry.attempts.endSchedules((eventSeq) => queue.find(eventSeq) !== -1);
+          // A delivery under way is not waiting: its attempt is recorded without a next one when it
+          // ends. (A replay knows no leases, and the record of that attempt gives the time back.)
+          entry.attempts.endSchedules((eventSeq) => queue.find(eventSeq) !== -1 && !queue.isLeased(eventSeq));
           queue.clear();
         }
         this.#notify();
@@ -275,6 +280,8 @@ export class WebhookState implements WebhookSnapshotSource {
     // Kept only while its event is retained.
     const event = this.events.get(eventSeq);
     const attempt = event === undefined ? undefined : loggedAttempt(change, event);
+    // Made on a delivery dropped or replaced while it was under way: the attempt before it announced it.
+    if (!change.current) entry.attempts.resumeSchedule(eventSeq);
     if (attempt !== undefined) entry.attempts.add(attempt);
     if (change.delivered) entry.delivered.add(eventSeq);
     const slot = change.current ? entry.queue.find(eventSeq) : -1;
@@ -353,6 +360,8 @@ function loggedAttempt(
     type: event.type,
     delivered: change.delivered,
     nextAttemptAtMs: change.nextAttemptAtMs,
+    ...('droppedNextAttemptAtMs' in change &&
+      change.droppedNextAttemptAtMs !== undefined && { droppedNextAttemptAtMs: change.droppedNextAttemptAtMs }),
     id: attempt.id,
     attemptedAtMs: attempt.attemptedAtMs,
     status: attempt.status,

@@ -30,18 +30,25 @@ const withoutNextAttempt = (json: string): string =>
   `regexp_replace(${json}, '"nextAttemptAt":"[^"]*"', '"nextAttemptAt":null')`;
 
 /**
- * The CTE that shows no next attempt on the newest attempt of each delivery of subscription `webhook`
- * that the CTE `dropped` (its `id` and `event_seq`) deletes, but for delivery `kept`.
+ * Whether a delivery row `d` that a disable drops is waiting for its next attempt, not being attempted
+ * now (a worker's lease taken once it fell due): only a waiting one's announced attempt will not be
+ * made. The attempt under way is recorded with no next attempt when it ends (finishAttemptStatement).
  */
-const endSchedulesClause = (webhook: string, dropped: string, kept?: string): string => `
-  ended AS (
-    UPDATE attempts SET json = ${withoutNextAttempt('json')}
-     WHERE seq IN (
-       SELECT max(a.seq) FROM attempts AS a JOIN ${dropped} AS d ON d.event_seq = a.event_seq
-        WHERE a.webhook_id = ${webhook}${kept === undefined ? '' : ` AND d.id <> ${kept}`}
-        GROUP BY a.event_seq
-     ) AND strpos(json, '"nextAttemptAt":"') > 0
-  )`;
+const WAITING = (d: string): string => `${d}.lease_until_ms <= ${d}.next_attempt_at_ms`;
+
+/**
+ * The seqs of the newest attempt (by time, as the listing orders them) of each event that the query
+ * `events` selects and subscription `webhook` was sent.
+ */
+const newestAttempts = (webhook: string, events: string): string => `
+  SELECT DISTINCT ON (event_seq) seq FROM attempts
+   WHERE webhook_id = ${webhook} AND event_seq IN (${events})
+   ORDER BY event_seq, at_ms DESC, seq DESC`;
+
+/** Shows no next attempt on the attempts whose seqs `seqs` (an SQL query) selects. */
+const endSchedules = (seqs: string): string => `
+  UPDATE attempts SET json = ${withoutNextAttempt('json')}
+   WHERE seq IN (${seqs}) AND strpos(json, '"nextAttemptAt":"') > 0`;
 
 /** The CTE that keeps a remembered answer from parameter `first` on, once per row of `from` (if given). */
 const rememberClause = (first: number, from?: string): string => `
@@ -91,10 +98,19 @@ export const SQL = {
       UPDATE webhooks SET owner_key_id = $2, status = $3, disabled_reason = $4, events = $5, failing_since_ms = $6, json = $7
        WHERE id = $1 RETURNING seq
     ),
-    dropped AS (DELETE FROM deliveries WHERE webhook_id = $1 AND $8::boolean RETURNING id, event_seq),
-    ${endSchedulesClause('$1', 'dropped')},
+    dropped AS (
+      DELETE FROM deliveries WHERE webhook_id = $1 AND $8::boolean
+      RETURNING event_seq, lease_until_ms, next_attempt_at_ms
+    ),
     ${rememberClause(9, 'changed')}
-    SELECT seq FROM changed`,
+    SELECT seq, (SELECT array_agg(d.event_seq) FROM dropped AS d WHERE ${WAITING('d')}) AS waiting FROM changed`,
+  /**
+   * After a disable dropped the deliveries of subscription $1 to events $2 that were waiting: their
+   * newest attempts announce no next one. A statement of its own, after the one that deleted them: an
+   * attempt whose outcome held a delivery's row then committed before the delete went on, and only a
+   * statement begun after it sees that attempt.
+   */
+  endSchedules: endSchedules(newestAttempts('$1', 'SELECT unnest($2::bigint[])')),
   deleteSubscription: `
     WITH gone AS (DELETE FROM webhooks WHERE id = $1),
     dropped AS (DELETE FROM deliveries WHERE webhook_id = $1),
@@ -260,24 +276,31 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
       : 'UPDATE webhooks SET failing_since_ms = $3 WHERE id = $2 AND failing_since_ms IS DISTINCT FROM $3';
   const delivery = {
     retry:
-      'UPDATE deliveries SET attempts_made = attempts_made + 1, next_attempt_at_ms = $9, lease_until_ms = 0 WHERE id = $1',
-    end: 'DELETE FROM deliveries WHERE id = $1',
-    disable: 'DELETE FROM deliveries WHERE webhook_id = $2 RETURNING id, event_seq',
+      'UPDATE deliveries SET attempts_made = attempts_made + 1, next_attempt_at_ms = $9, lease_until_ms = 0 WHERE id = $1 RETURNING id',
+    end: 'DELETE FROM deliveries WHERE id = $1 RETURNING id',
+    disable: 'DELETE FROM deliveries WHERE webhook_id = $2 RETURNING id, event_seq, lease_until_ms, next_attempt_at_ms',
   }[kind];
   return `
     WITH hook AS (${hook}),
+    delivery AS (${delivery}),
     recorded AS (
       INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
       SELECT $4, w.id, coalesce((SELECT event_seq FROM deliveries WHERE id = $1), $5), $6, $7,
-             -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made.
-             ${kind === 'retry' ? `CASE WHEN EXISTS (SELECT 1 FROM deliveries WHERE id = $1) THEN $8 ELSE ${withoutNextAttempt('$8')} END` : '$8'}
+             -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made:
+             -- decided by the update of its row, which waits for a disable that holds it, and then
+             -- finds it gone.
+             ${kind === 'retry' ? `CASE WHEN EXISTS (SELECT 1 FROM delivery) THEN $8 ELSE ${withoutNextAttempt('$8')} END` : '$8'}
         FROM webhooks AS w WHERE w.id = $2
     ),
     trimmed AS (
       DELETE FROM attempts WHERE ${trim}::boolean AND webhook_id = $2
          AND seq <= (SELECT seq FROM attempts WHERE webhook_id = $2 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
-    ),
-    delivery AS (${delivery})${kind === 'disable' ? `,${endSchedulesClause('$2', 'delivery', '$1')}` : ''}
+    )${
+      kind === 'disable'
+        ? `,
+    ended AS (${endSchedules(newestAttempts('$2', `SELECT d.event_seq FROM delivery AS d WHERE d.id <> $1 AND ${WAITING('d')}`))})`
+        : ''
+    }
     SELECT 1`;
 }
 
@@ -347,6 +370,11 @@ export const FINISH_ATTEMPTS = `
     UPDATE webhooks AS w SET failing_since_ms = last.failing_since_ms FROM last
      WHERE w.id = last.webhook_id AND w.failing_since_ms IS DISTINCT FROM last.failing_since_ms
   ),
+  retried AS (
+    UPDATE deliveries AS d SET attempts_made = attempts_made + 1, next_attempt_at_ms = b.next_ms, lease_until_ms = 0
+      FROM batch AS b WHERE d.id = b.delivery_id AND d.id = ANY ($1::bigint[]) AND b.next_ms IS NOT NULL
+    RETURNING d.id
+  ),
   recorded AS (
     INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
     -- Each delivery looked up by its key, whatever the planner believes of the table's size (with
@@ -354,8 +382,9 @@ export const FINISH_ATTEMPTS = `
     SELECT b.attempt_id, b.webhook_id,
            coalesce((SELECT d.event_seq FROM deliveries AS d WHERE d.id = b.delivery_id), b.event_seq),
            b.at_ms, b.delivered,
-           -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made.
-           CASE WHEN b.next_ms IS NULL OR EXISTS (SELECT 1 FROM deliveries AS d WHERE d.id = b.delivery_id)
+           -- A retry of a delivery dropped meanwhile (its subscription disabled) will not be made:
+           -- decided by the update of its row, which waits for a disable that holds it.
+           CASE WHEN b.next_ms IS NULL OR b.delivery_id IN (SELECT id FROM retried)
                 THEN b.json ELSE ${withoutNextAttempt('b.json')} END
       FROM batch AS b JOIN webhooks AS w ON w.id = b.webhook_id
      ORDER BY b.ord
@@ -365,10 +394,6 @@ export const FINISH_ATTEMPTS = `
      WHERE a.webhook_id = t.webhook_id
        AND a.seq <= (SELECT seq FROM attempts AS k WHERE k.webhook_id = t.webhook_id
                       ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
-  ),
-  retried AS (
-    UPDATE deliveries AS d SET attempts_made = attempts_made + 1, next_attempt_at_ms = b.next_ms, lease_until_ms = 0
-      FROM batch AS b WHERE d.id = b.delivery_id AND d.id = ANY ($1::bigint[]) AND b.next_ms IS NOT NULL
   ),
   ended AS (
     DELETE FROM deliveries AS d USING batch AS b

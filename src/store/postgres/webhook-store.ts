@@ -129,7 +129,7 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
       // committed: its event was recorded while it was disabled, so it is dropped too.
       const enabling = current.status === 'disabled' && updated.status === 'enabled';
       const written = typeof remember === 'function' ? remember(updated) : remember;
-      await client.query(
+      const { rows } = await client.query<{ waiting: string[] | null }>(
         statement('updateSubscription', [
           id,
           ...subscriptionParams(updated),
@@ -137,6 +137,8 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
           ...rememberWriteParams(written),
         ]),
       );
+      const waiting = rows[0]?.waiting;
+      if (disabling && waiting) await client.query(statement('endSchedules', [id, waiting]));
       disabled = disabling && current.status === 'enabled';
       return updated;
     });

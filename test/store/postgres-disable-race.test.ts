@@ -1,0 +1,139 @@
+// A disable racing an attempt's outcome on PostgreSQL, each holding the delivery's row while the other
+// waits for it: whichever commits first, the attempts listing ends up announcing exactly the retries
+// that will be made, as the embedded store's one writer decides it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { ManualClock } from '../../src/core/clock.js';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { AttemptResult, DueDelivery, Subscription } from '../../src/store/webhook-store.js';
+import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
+import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
+
+const skip = await eventsServerSkipReason();
+let server: EventsServer;
+before(async () => {
+  if (skip === undefined) server = await openEventsServer();
+});
+after(() => server?.close());
+
+const LEASE_MS = 60_000;
+const RETRY_MS = 5000;
+
+/** The result of a failed attempt of `delivery` at `atMs`, to be tried again RETRY_MS later. */
+function failed(delivery: DueDelivery, atMs: number): AttemptResult {
+  return {
+    deliveryId: delivery.deliveryId,
+    subscriptionId: delivery.subscriptionId,
+    attempt: {
+      id: `att_${delivery.deliveryId}_${atMs}`,
+      attemptedAtMs: atMs,
+      status: 503,
+      error: null,
+      durationMs: 5,
+      response: null,
+    },
+    event: delivery.event,
+    nextAttemptAtMs: atMs + RETRY_MS,
+    delivered: false,
+    failingSinceMs: delivery.failingSinceMs ?? atMs,
+  };
+}
+
+const disable = (current: Subscription | undefined): Subscription => ({
+  ...(current as Subscription),
+  status: 'disabled',
+  disabledReason: 'paused by its owner',
+});
+
+/** A store with one subscription whose one delivery failed once at T0 and is due again. */
+async function failedOnce(): Promise<{ store: PostgresStore; client: pg.Client; close(): Promise<void> }> {
+  const url = await server.database();
+  const store = await openStore(url, new ManualClock(T0_MS));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await subscribe(store, subscription('wh_a', ['pet.created']));
+  await createPets(store, 1);
+  const [first] = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, new Map());
+  assert.ok(first !== undefined);
+  await store.webhooks.finishAttempt(failed(first, T0_MS));
+  return { store, client, close: async () => void (await Promise.allSettled([client.end(), store.close()])) };
+}
+
+/** Resolves once a statement of another connection waits for a lock that `client`'s transaction holds. */
+async function untilWaitingForLock(client: pg.Client): Promise<void> {
+  for (;;) {
+    // Within a transaction, the activity view is read once unless told to read it again.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (rows.length > 0) return;
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+/** Each attempt as `status nextAttemptAt`, newest first. */
+async function listed(store: PostgresStore): Promise<string[]> {
+  const { items } = await store.webhooks.pageAttempts('wh_a', undefined, 10);
+  return items.map((item) => {
+    const attempt = JSON.parse(item.json) as { status: number; nextAttemptAt: string | null };
+    return `${attempt.status} ${attempt.nextAttemptAt}`;
+  });
+}
+
+const RETRY_AT = new Date(T0_MS + RETRY_MS).toISOString();
+
+test(
+  'a disable that holds the delivery first: the attempt under way finds it gone, and announces no retry',
+  { skip },
+  async () => {
+    const { store, client, close } = await failedOnce();
+    try {
+      const [again] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
+      assert.ok(again !== undefined);
+      // The disable's transaction, paused after it deleted the delivery: the outcome's update waits for it.
+      await client.query('BEGIN');
+      await client.query("UPDATE webhooks SET status = 'disabled' WHERE id = 'wh_a'");
+      await client.query("DELETE FROM deliveries WHERE webhook_id = 'wh_a'");
+      const outcome = store.webhooks.finishAttempt(failed(again, T0_MS + RETRY_MS));
+      await untilWaitingForLock(client);
+      await client.query('COMMIT');
+      await outcome;
+      assert.deepEqual(await listed(store), ['503 null', `503 ${RETRY_AT}`]);
+    } finally {
+      await close();
+    }
+  },
+);
+
+test(
+  'an outcome that holds the delivery first: the disable waits for it, then takes back the retry it recorded',
+  { skip },
+  async () => {
+    const { store, client, close } = await failedOnce();
+    try {
+      const [again] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
+      assert.ok(again !== undefined);
+      // The outcome's transaction, paused after it moved the delivery on and recorded the attempt.
+      await client.query('BEGIN');
+      await client.query(
+        'UPDATE deliveries SET attempts_made = attempts_made + 1, next_attempt_at_ms = $1, lease_until_ms = 0 WHERE id = $2',
+        [T0_MS + 2 * RETRY_MS, again.deliveryId],
+      );
+      await client.query(
+        `INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json)
+       SELECT 'att_second', webhook_id, event_seq, at_ms + $1, false, replace(json, id, 'att_second') FROM attempts`,
+        [RETRY_MS],
+      );
+      const disabling = store.webhooks.updateSubscription('wh_a', disable);
+      await untilWaitingForLock(client);
+      await client.query('COMMIT');
+      await disabling;
+      // The second attempt, recorded with a retry, is the newest: the disable took that retry back.
+      assert.deepEqual(await listed(store), ['503 null', `503 ${RETRY_AT}`]);
+    } finally {
+      await close();
+    }
+  },
+);
