@@ -67,11 +67,27 @@ export async function snapshotDataDir(dataDir: string, now: Date): Promise<Backu
   return { createdAt: now.toISOString(), files };
 }
 
+/** What an operator can do about the usual reasons a backup cannot be written (the temporary file beside it named by none). */
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'its directory does not exist',
+  ENOTDIR: 'its directory does not exist',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EISDIR: 'it is a directory',
+};
+
 /** Writes a backup of `dataDir` to `out`, atomically (a temporary file, fsync, rename, fsync of the directory). */
 export async function backupDataDir(dataDir: string, out: string, now = new Date()): Promise<BackupSummary> {
   const backup = await snapshotDataDir(dataDir, now);
   const bytes = encodeBackup(backup);
-  await writeFileAtomically(out, bytes, FILE_MODE);
+  await writeFileAtomically(out, bytes, FILE_MODE).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`could not write the backup to ${out}: ${WRITE_FAILURES[error.code ?? ''] ?? error.message}`, {
+      cause: error,
+    });
+  });
   return summaryOf(backup, bytes.length);
 }
 

@@ -4,6 +4,7 @@
 // the primary's sum of every worker's (cluster-metrics.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ApiError } from '../core/errors.js';
 
 /** What the listener serves: the text of a scrape and its content type. */
 export interface MetricsSource {
@@ -38,7 +39,10 @@ export async function listenMetrics(
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {
-        res.writeHead(error instanceof MetricsUnavailableError ? 503 : 500, {
+        // A backing server that is away (the database) fails the scrape as one that can be retried.
+        const unavailable =
+          error instanceof MetricsUnavailableError || (error instanceof ApiError && error.status === 503);
+        res.writeHead(unavailable ? 503 : 500, {
           'content-type': 'text/plain; charset=utf-8',
         });
         res.end(`metrics could not be collected: ${(error as Error).message}\n`);

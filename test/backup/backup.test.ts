@@ -236,5 +236,14 @@ test(
     assert.match(refused.stderr, /is not empty; restore into a new directory/);
     const usage = await cli(['restore', '--in', out]);
     assert.equal(usage.code, 2);
+
+    // A backup into a directory that does not exist says so, not with the temporary file's errno text.
+    const nowhere = join(await tempDir(), 'no-such-dir', 'b.backup');
+    const unwritable = await cli(['backup', '--data-dir', dataDir, '--out', nowhere]);
+    assert.equal(unwritable.code, 1);
+    assert.equal(
+      unwritable.stderr,
+      `animal-store: could not write the backup to ${nowhere}: its directory does not exist\n`,
+    );
   },
 );
