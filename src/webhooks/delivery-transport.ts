@@ -3,7 +3,7 @@
 // text, and bound the whole attempt in time. Every failure comes back as a result with a short
 // `error`, never as an exception: the caller records it as the attempt's outcome.
 import { lookup as dnsLookup } from 'node:dns';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
 import { AddressRefusedError, createGuardedConnector, DnsLookupError, type LookupAll } from './guarded-connector.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -206,7 +206,6 @@ const FAILURE_REASONS: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
   EHOSTUNREACH: 'host unreachable',
   UND_ERR_HEADERS_OVERFLOW: 'answer headers too large',
-  HPE_INVALID_CONSTANT: 'answer is not HTTP/1.1',
 };
 
 /** The code of an error, or of the first of an AggregateError (node:net's failed IPv6/IPv4 race). */
@@ -226,6 +225,9 @@ function describeFailure(
 ): string {
   if (signal.aborted && signal.reason instanceof AttemptTimeout) return `timed out after ${timeouts.timeoutMs} ms`;
   if (failure instanceof AddressRefusedError || failure instanceof DnsLookupError) return failure.message;
+  // undici's parser errors carry no code here; the client checks a status's range with an assertion.
+  if (failure instanceof undiciErrors.HTTPParserError || errorCode(failure) === 'ERR_ASSERTION')
+    return 'answer is not valid HTTP/1.1';
   const code = errorCode(failure);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `connect timed out after ${timeouts.connectTimeoutMs} ms`;
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return `no answer within ${timeouts.timeoutMs} ms`;

@@ -1,7 +1,7 @@
 // One delivery attempt against real receivers on loopback (allowPrivate opens it): what is sent, how
 // each kind of answer comes back, redirects left unfollowed, the 64 KiB read cap, and the timeouts.
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, test } from 'node:test';
 import {
   ANSWER_TEXT_BYTES,
@@ -235,4 +235,24 @@ test('answer text is decoded as UTF-8 safely: a character cut at 1 KiB is left o
   assert.equal(answerText(cut, true), 'a'.repeat(1_023));
   assert.equal(answerText(Buffer.from([0x6f, 0x6b, 0xff, 0x00]), false), 'ok\uFFFD\uFFFD');
   assert.equal(answerText(Buffer.from('ünïcödé'), false), 'ünïcödé');
+});
+
+test('an answer that is not valid HTTP is a failure said as such, not as an internal error code', async () => {
+  const answers = [
+    'HTTP/1.1 099 Too Low\r\ncontent-length: 0\r\n\r\n',
+    'HTTP/1.1 2000 OK\r\ncontent-length: 0\r\n\r\n',
+    'SMTP ready\r\n\r\n',
+  ];
+  for (const answer of answers) {
+    const server = createServer((socket) => socket.once('data', () => socket.end(answer)));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await transport().send({ url: `http://127.0.0.1:${port}/`, headers: HEADERS, body: EVENT });
+      assert.equal(result.status, null, answer);
+      assert.equal(result.error, 'answer is not valid HTTP/1.1', answer);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  }
 });
