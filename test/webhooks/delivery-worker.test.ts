@@ -352,6 +352,35 @@ test('a receiver that hangs keeps only its own slots: one that frees up goes to 
   }
 });
 
+test('a slot that frees up goes to the subscription holding fewest, before an older backlog of another', async () => {
+  const { store, clock, sender, subscribe, createPet, close } = await rig();
+  const worker = new DeliveryWorker({
+    store: store.webhooks,
+    sender,
+    clock,
+    settings: DEFAULT_WEBHOOK_SETTINGS,
+    isKeyActive: () => true,
+    random: () => 0.5,
+    maxInFlight: 4,
+  });
+  try {
+    // A healthy receiver with a backlog older than the other's one event: not failing, so not capped.
+    await subscribe(['pet.created'], 'https://busy.example.com/in');
+    for (let index = 0; index < 6; index++) await createPet();
+    worker.start();
+    await sender.until(4);
+    await subscribe(['pet.created'], 'https://other.example.com/in');
+    await createPet();
+    sender.calls[0]?.answer({ status: 200 });
+    await sender.until(5);
+    assert.equal(new URL(sender.calls[4]?.request.url ?? '').hostname, 'other.example.com');
+    sender.answerAll();
+  } finally {
+    await worker.stop(0);
+    await close();
+  }
+});
+
 test('a stop waits for the attempts in flight, but no longer than its bound', async () => {
   const { sender, worker, subscribe, createPet, close } = await rig();
   try {

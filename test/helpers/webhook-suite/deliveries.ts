@@ -123,7 +123,8 @@ export function deliveryTests(open: OpenStore): void {
     withStore(open, async ({ store }) => {
       const failing = await subscribe(store, 'key_a', ['pet.created']);
       const atMs = recentMs();
-      for (let index = 0; index < 4; index++) await createPet(store, atMs);
+      // Due first, so that the claim of one takes one of its deliveries (no tie to break).
+      for (let index = 0; index < 4; index++) await createPet(store, atMs - 1000);
       const healthy = await subscribe(store, 'key_b', ['pet.created']);
       for (let index = 0; index < 4; index++) await createPet(store, atMs);
       const [first] = await store.webhooks.claimDue(atMs, 1, LONG_LEASE_MS, 8, new Map());
