@@ -1,8 +1,9 @@
 // Safe retries of a POST under an Idempotency-Key, in one place. A request with a key is in flight from
 // the moment it arrives (its headers read, before its body) until it is answered: it claims the key in
 // the store's idempotency table, where every instance sharing the store sees the claim. Once its body is
-// valid, a repeat that found the key claimed is 409; a repeat of a finished request with an equal body
-// (the same JSON value) gets the remembered answer again, marked replayed; another body is 409. A first
+// valid, a repeat of a finished request with an equal body (the same JSON value) gets the remembered
+// answer again, marked replayed, whoever holds the claim; another body is 409; a repeat that found the
+// key claimed and no answer remembered is 409 (the first is still in flight). A first
 // attempt that fails is not remembered, so a retry can succeed. The answer is remembered by the store in
 // the same atomic change as what it created, for 24 hours, with the status its request was answered
 // with, which whoever answers gives when the request arrives; a replay tells that status again. What a
@@ -151,14 +152,16 @@ export class Idempotency {
       arrival.claimed = await this.#claim(scope, key, claimant);
       if (arrival.claimed) this.#renewWhileHeld(arrival);
     }
-    if (!arrival.claimed) {
+    // Looked up whether or not the claim was won: repeats of a finished request that arrive together
+    // each get its answer, though only one of them can hold the claim at a time.
+    const nowMs = this.#clock.now();
+    const remembered = await this.#table.find(scope, key, nowMs);
+    if (remembered === undefined && !arrival.claimed) {
       throw new ApiError(
         'conflict',
         `A request with Idempotency-Key "${key}" is still in progress; retry once it has been answered`,
       );
     }
-    const nowMs = this.#clock.now();
-    const remembered = await this.#table.find(scope, key, nowMs);
     if (remembered !== undefined) {
       if (remembered.fingerprint === fingerprint) {
         arrival.replayedStatus = remembered.status;

@@ -83,6 +83,29 @@ test('a later arrival whose body is ready first still finds the earlier one in f
   await late.leave(); // leaving twice is harmless
 });
 
+test('repeats of a finished request that arrive together each get its answer, though one holds the claim', async () => {
+  const { idempotency, commit } = setup();
+  const first = await idempotency.arrive(scope, 'k', 201);
+  await idempotency.run(first, { a: 1 }, async (record) => commit(record, '{"id":1}'));
+  await first.leave();
+  const repeats = [];
+  for (let index = 0; index < 3; index++) repeats.push(await idempotency.arrive(scope, 'k', 201));
+  assert.deepEqual(
+    repeats.map((repeat) => repeat.claimed),
+    [true, false, false],
+  );
+  for (const repeat of repeats)
+    assert.deepEqual(await idempotency.run(repeat, { a: 1 }, async () => assert.fail('carried out twice')), {
+      replayed: true,
+      body: '{"id":1}',
+    });
+  await assert.rejects(
+    idempotency.run(repeats[2], { a: 2 }, async () => assert.fail()),
+    isConflict(/different request body/),
+  );
+  for (const repeat of repeats) await repeat.leave();
+});
+
 test('an equal body replays the remembered answer for 24 hours; another body is 409', async () => {
   const { idempotency, commit } = setup();
   const first = await idempotency.arrive(scope, 'k', 201);

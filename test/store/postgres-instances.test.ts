@@ -141,6 +141,16 @@ test(
     const replayed = await send(urlB, 'POST', '/pets', JSON.parse(body), { 'idempotency-key': 'shared-1' });
     assert.equal(replayed.status, 201);
     assert.equal(replayed.headers['idempotent-replayed'], 'true');
+    // Repeats of it sent together to both: each gets its answer, though one at a time holds the claim.
+    const together = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        send(i % 2 === 0 ? urlA : urlB, 'POST', '/pets', JSON.parse(body), { 'idempotency-key': 'shared-1' }),
+      ),
+    );
+    assert.deepEqual(
+      together.map((answer) => `${answer.status} ${answer.headers['idempotent-replayed']}`),
+      Array.from({ length: 12 }, () => '201 true'),
+    );
 
     // Orders racing for one pet on both instances: exactly one wins.
     const pet = (await send(urlA, 'POST', '/pets', { name: 'Contested', categoryId: 3 })).json as { id: number };
