@@ -48,6 +48,7 @@ export function rawErrorResponse(
   code: 'bad_request' | 'request_timeout' | 'uri_too_long' | 'headers_too_large',
   message?: string,
   extraFields = '',
+  requestId = requestIdOf(undefined),
 ): string {
   const { status } = ERRORS[code];
   const body = errorBody(code, message ?? ERRORS[code].message);
@@ -57,5 +58,5 @@ export function rawErrorResponse(
     414: 'URI Too Long',
     431: 'Request Header Fields Too Large',
   }[status];
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestIdOf(undefined)}\r\n${extraFields}Connection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${extraFields}Connection: close\r\n\r\n${body}`;
 }

@@ -5,27 +5,30 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { rawErrorResponse } from './answers.js';
 import { isHttp2 } from './http2.js';
+import { requestIdOf } from './request-id.js';
 
 /** The message of the 408 for a request whose headers or body were not received in time. */
 export const REQUEST_TIMEOUT_MESSAGE =
   'The request headers or body were not received in time; send the whole request promptly';
 
 /** Node's error codes for a request it could not parse, mapped to the contract's answers. */
-function answerFor(code: string | undefined, maxHeaderBytes: number, extraFields: string): string {
+function answerFor(code: string | undefined, maxHeaderBytes: number, extraFields: string, requestId: string): string {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return rawErrorResponse(
         'headers_too_large',
         `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`,
         extraFields,
+        requestId,
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawErrorResponse('request_timeout', REQUEST_TIMEOUT_MESSAGE, extraFields);
+      return rawErrorResponse('request_timeout', REQUEST_TIMEOUT_MESSAGE, extraFields, requestId);
     default:
       return rawErrorResponse(
         'bad_request',
         'The request is not valid HTTP/1.1 (RFC 9112); check the request line, headers and framing',
         extraFields,
+        requestId,
       );
   }
 }
@@ -71,7 +74,10 @@ export const clientErrorListener =
     const answer = (): void => {
       if (!socket.writable) return;
       const secure = hsts !== undefined && (socket as TLSSocket).encrypted === true;
-      socket.end(answerFor(error.code, maxHeaderBytes, secure ? `Strict-Transport-Security: ${hsts}\r\n` : ''));
+      // A request whose head was read (its body too slow) keeps the id its client gave it.
+      const requestId = requestIdOf(response === undefined ? undefined : response.req.headers['x-request-id']);
+      const fields = secure ? `Strict-Transport-Security: ${hsts}\r\n` : '';
+      socket.end(answerFor(error.code, maxHeaderBytes, fields, requestId));
       // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client
       // must not go on sending a request it was told has failed.
       socket.destroySoon();

@@ -529,11 +529,13 @@ test('a body that stops short of its Content-Length is cut off with 408 request_
   try {
     const result = await exchange(
       slow.url,
-      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${VALID}`,
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}X-Request-Id: slow-body-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n${VALID}`,
       { waitMs: SLOW_BOUND_MS + 1_000 },
     );
     assert.ok(result.closedByServer && result.elapsedMs < SLOW_BOUND_MS, `closed after ${result.elapsedMs} ms`);
     assertRefused(result, 408, 'request_timeout', 'a stalled body');
+    // Its head was read: the answer carries the id the client gave it, as the access line does.
+    assert.match(result.raw, /\r\nX-Request-Id: slow-body-1\r\n/i);
     assert.equal(await petCount(slow), 0);
     const served = await call(slow, 'POST', '/v1/pets', { json: { name: 'Prompt', categoryId: 1 } });
     assert.equal(served.status, 201, 'a prompt client is served normally');
