@@ -74,6 +74,7 @@ export function createHttpHandler(parts: HttpParts): Dispatcher {
     clock: parts.clock,
     maxBodyBytes: settings.maxBodyBytes,
     maxUrlBytes: settings.maxUrlBytes,
+    maxHeaderBytes: settings.maxHeaderBytes,
     trustProxy: settings.trustProxy,
     maxInFlight: settings.maxInFlight,
     cors: settings.corsOrigins.length === 0 ? undefined : new CorsPolicy(settings.corsOrigins),

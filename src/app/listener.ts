@@ -43,6 +43,17 @@ const DRAIN_POLL_MS = 10;
  * own bound on work is --max-in-flight, over all connections.
  */
 export const MAX_CONCURRENT_STREAMS = 128;
+/**
+ * Header fields an HTTP/2 request may have, as node:http allows an HTTP/1.1 one (its maxHeadersCount),
+ * and the four pseudo-header fields. Node's own HTTP/2 default, 128, resets a request that HTTP/1.1 serves.
+ */
+const MAX_HEADER_FIELDS = 2000 + 4;
+/**
+ * The HTTP/2 head advertised as acceptable (SETTINGS_MAX_HEADER_LIST_SIZE): the 64 KiB nghttp2 reads
+ * anyway before the client has acknowledged the settings, or --max-header-bytes if larger. A head past
+ * --max-header-bytes within it is answered 431 with the JSON body, as over HTTP/1.1 (request-checks.ts).
+ */
+const HTTP2_HEAD_READ_BYTES = 64 * 1024;
 
 /** Where a service listens: its origin (`url`), the API's address (`apiUrl`, url + base path) and the server. */
 export interface Listening {
@@ -188,7 +199,11 @@ export class Listeners {
         noDelay: true,
         // The TLS handshake comes before the request headers, and is bound like them.
         handshakeTimeout: settings.headersTimeoutMs,
-        settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS, maxHeaderListSize: settings.maxHeaderBytes },
+        settings: {
+          maxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+          maxHeaderListSize: Math.max(settings.maxHeaderBytes, HTTP2_HEAD_READ_BYTES),
+        },
+        maxHeaderListPairs: MAX_HEADER_FIELDS,
       },
       asHttp2(serve),
     );

@@ -47,6 +47,8 @@ export interface DispatchContext {
   clock: Clock;
   maxBodyBytes: number;
   maxUrlBytes: number;
+  /** The largest request head; over HTTP/2 checked here (request-checks.ts), over HTTP/1 by Node's parser. */
+  maxHeaderBytes: number;
   trustProxy: boolean;
   /** API requests allowed in flight at once; more are refused at once with 503 rather than queued. */
   maxInFlight: number;
@@ -206,7 +208,7 @@ export function createDispatcher(context: DispatchContext): Dispatcher {
     startedMs: number,
   ): void => {
     if (hsts !== undefined && isSecure(req)) headers.set('strict-transport-security', hsts);
-    const fault = requestFault(req, context.maxUrlBytes);
+    const fault = requestFault(req, context.maxUrlBytes, context.maxHeaderBytes);
     if (fault !== undefined) {
       sendError(res, fault.error, headers);
       access.record(req, res, requestId, fault.loggedPath, startedMs, undefined, 'malformed');

@@ -11,11 +11,15 @@ import { isHttp2 } from './http2.js';
 export interface RequestFault {
   error: ApiError;
   /** The path of the access line: the target is not logged when it is the fault. */
-  loggedPath: '(bad version)' | '(bad host)' | '(too long)';
+  loggedPath: '(bad version)' | '(bad host)' | '(too long)' | '(head too large)';
 }
 
 /** Why the head of `req` cannot be served at all, or undefined when it can. */
-export function requestFault(req: IncomingMessage, maxUrlBytes: number): RequestFault | undefined {
+export function requestFault(
+  req: IncomingMessage,
+  maxUrlBytes: number,
+  maxHeaderBytes: number,
+): RequestFault | undefined {
   // Node's HTTP/1 parser takes a text request line naming HTTP/0.9 or HTTP/2.0. HTTP/0.9 had neither
   // version nor headers, and HTTP/2 is a binary framing (RFC 9113), so such a request cannot be read
   // as its sender meant it: 400, and the connection closed, as for any other head not to be trusted.
@@ -39,6 +43,16 @@ export function requestFault(req: IncomingMessage, maxUrlBytes: number): Request
     );
     return { error, loggedPath: '(bad host)' };
   }
+  // nghttp2 holds a client to the advertised SETTINGS_MAX_HEADER_LIST_SIZE only once it has acknowledged
+  // the server's SETTINGS: the first requests of a connection could bring a larger head. Counted here
+  // as RFC 9113 §6.5.2 counts it (each field's name and value, plus 32), and answered as HTTP/1.1 does.
+  if (isHttp2(req) && headerListBytes(req.rawHeaders) > maxHeaderBytes) {
+    const error = new ApiError(
+      'headers_too_large',
+      `The request headers are larger than ${maxHeaderBytes} bytes; send fewer or shorter headers`,
+    );
+    return { error, loggedPath: '(head too large)' };
+  }
   if ((req.url ?? '/').length > maxUrlBytes) {
     const error = new ApiError('uri_too_long', `The request target is longer than ${maxUrlBytes} bytes`);
     return { error, loggedPath: '(too long)' };
@@ -59,4 +73,11 @@ export function repeatedField(name: string): ApiError {
   return new ApiError('invalid_header', `Header "${name}" must be sent once`, [
     { path: name, message: `"${name}" was sent more than once` },
   ]);
+}
+
+/** The size of a header list as HTTP/2 counts it (RFC 9113 §6.5.2): octets of each name and value, plus 32. */
+function headerListBytes(rawHeaders: readonly string[]): number {
+  let bytes = 0;
+  for (const field of rawHeaders) bytes += Buffer.byteLength(field);
+  return bytes + (rawHeaders.length / 2) * 32;
 }

@@ -58,6 +58,7 @@ export async function serveDispatcher(options: DispatcherOptions = {}): Promise<
     clock,
     maxBodyBytes: 1024,
     maxUrlBytes: 8192,
+    maxHeaderBytes: 16384,
     trustProxy: false,
     maxInFlight: 10,
     cors: undefined,
