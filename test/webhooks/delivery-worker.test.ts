@@ -8,8 +8,9 @@ import { ManualClock } from '../../src/core/clock.js';
 import { openEmbeddedStore } from '../../src/store/embedded/open-embedded-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { WebhookStore } from '../../src/store/webhook-store.js';
+import type { ApiLoad } from '../../src/webhooks/delivery-pacer.js';
 import type { DeliveryRequest, DeliveryResult } from '../../src/webhooks/delivery-transport.js';
-import { type ApiLoad, type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { type DeliveryObserver, DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../../src/webhooks/settings.js';
 import { newWebhookSecret } from '../../src/webhooks/signature.js';
 

@@ -18,7 +18,8 @@ import type { IdempotencyRecord } from '../store.js';
 import type { IdempotencyEntry } from './idempotency-table.js';
 import { eventRecordAt, plainPetAt } from './record-fast-path.js';
 import { decodeEntry, decodeTag, isId, isObject, isTime, tagJson } from './record-fields.js';
-import { decodeWebhookChange, encodeWebhookChange, WEBHOOK_OPS, type WebhookChange } from './webhook-records.js';
+import { decodeWebhookChange } from './webhook-record-decoder.js';
+import { encodeWebhookChange, WEBHOOK_OPS, type WebhookChange } from './webhook-records.js';
 
 /** What a change remembers for its Idempotency-Key; the answer's body is the created item's JSON. */
 export type IdempotencyTag = IdempotencyRecord;

@@ -6,18 +6,11 @@
 import { eventSeqOf } from '../../events/event-id.js';
 import { attemptJson } from '../attempt-json.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
+import { FINISH_ATTEMPTS, TRIM_EVERY, finishAttemptStatement } from './attempt-statements.js';
 import type { Database } from './database.js';
 import type { DeliveryChannel } from './delivery-channel.js';
 import { type EventRow, eventOf } from './webhook-rows.js';
-import {
-  FINISH_ATTEMPTS,
-  PURGE_BATCH,
-  SQL,
-  TRIM_EVERY,
-  finishAttemptStatement,
-  named,
-  statement,
-} from './webhook-statements.js';
+import { PURGE_BATCH, SQL, named, statement } from './webhook-statements.js';
 
 /** What a claimed delivery's row holds: the delivery, its event and its subscription. */
 interface ClaimRow extends EventRow {
