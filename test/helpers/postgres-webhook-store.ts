@@ -3,7 +3,7 @@ import type { Clock } from '../../src/core/clock.js';
 import type { EventType } from '../../src/events/event.js';
 import { openPostgresStore } from '../../src/store/postgres/open-postgres-store.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { NewSubscription, Subscription } from '../../src/store/webhook-store.js';
+import type { AttemptResult, DueDelivery, NewSubscription, Subscription } from '../../src/store/webhook-store.js';
 
 /** The wall-clock time the tests start from: 2025-11-26T09:40:00Z. */
 export const T0_MS = 1_764_150_000_000;
@@ -45,4 +45,24 @@ export async function subscribe(store: PostgresStore, added: NewSubscription): P
 export async function createPets(store: PostgresStore, count: number, atMs = T0_MS): Promise<void> {
   for (let index = 0; index < count; index++)
     await store.createPet({ name: `Pet ${index}`, categoryId: 1, status: 'available' }, atMs);
+}
+
+/** The result of a failed attempt (503) of `delivery` at `atMs`, to be tried again at `nextMs`. */
+export function failedAttempt(delivery: DueDelivery, atMs: number, nextMs: number | null): AttemptResult {
+  return {
+    deliveryId: delivery.deliveryId,
+    subscriptionId: delivery.subscriptionId,
+    attempt: {
+      id: `att_${delivery.deliveryId}_${atMs}`,
+      attemptedAtMs: atMs,
+      status: 503,
+      error: null,
+      durationMs: 5,
+      response: null,
+    },
+    event: delivery.event,
+    nextAttemptAtMs: nextMs,
+    delivered: false,
+    failingSinceMs: delivery.failingSinceMs ?? atMs,
+  };
 }

@@ -10,9 +10,16 @@ import { ATTEMPTS_KEPT, TRIM_EVERY } from '../../src/store/postgres/attempt-stat
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SCHEMA_VERSION } from '../../src/store/postgres/schema.js';
 import { subscriptionParams } from '../../src/store/postgres/webhook-rows.js';
-import type { AttemptResult, DueDelivery } from '../../src/store/webhook-store.js';
+import type { DueDelivery } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
-import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
+import {
+  createPets,
+  failedAttempt,
+  openStore,
+  subscribe,
+  subscription,
+  T0_MS,
+} from '../helpers/postgres-webhook-store.js';
 import { migrateTo, queryRows } from '../helpers/postgres.js';
 
 const skip = await eventsServerSkipReason();
@@ -24,20 +31,6 @@ after(() => server?.close());
 
 const LEASE_MS = 60_000;
 const NONE_HELD = new Map<string, number>();
-
-/** The result of a failed attempt of `delivery` at `atMs`, to be tried again at `nextMs`. */
-function failed(delivery: DueDelivery, atMs: number, nextMs: number | null): AttemptResult {
-  const id = `att_${delivery.deliveryId}_${atMs}`;
-  return {
-    deliveryId: delivery.deliveryId,
-    subscriptionId: delivery.subscriptionId,
-    attempt: { id, attemptedAtMs: atMs, status: 503, error: null, durationMs: 5, response: null },
-    event: delivery.event,
-    nextAttemptAtMs: nextMs,
-    delivered: false,
-    failingSinceMs: delivery.failingSinceMs ?? atMs,
-  };
-}
 
 /** Two instances of the service on one new database. */
 async function twoStores(): Promise<{ url: string; a: PostgresStore; b: PostgresStore; close(): Promise<void> }> {
@@ -85,7 +78,7 @@ test(
         assert.equal(new Set([...claimed.values()].map(({ by }) => by)).size, 2, 'both instances took a part');
         // Every attempt fails and is tried again a second later; meanwhile no lease has ended.
         for (const { by, delivery } of claimed.values())
-          await (by === 'a' ? a : b).webhooks.finishAttempt(failed(delivery, nowMs, nowMs + 1000));
+          await (by === 'a' ? a : b).webhooks.finishAttempt(failedAttempt(delivery, nowMs, nowMs + 1000));
         assert.deepEqual(await a.webhooks.claimDue(nowMs + 999, 100, LEASE_MS, 100, NONE_HELD), []);
         assert.equal(await b.webhooks.nextDueMs(), nowMs + 1000);
         nowMs += 1000;
@@ -112,7 +105,7 @@ test(
       const [again] = await b.webhooks.claimDue(T0_MS + LEASE_MS, 10, LEASE_MS, 10, NONE_HELD);
       assert.deepEqual(again, taken, 'the same delivery, no attempt counted');
       await b.webhooks.finishAttempt({
-        ...failed(again, T0_MS + LEASE_MS, null),
+        ...failedAttempt(again, T0_MS + LEASE_MS, null),
         delivered: true,
         failingSinceMs: null,
       });
@@ -147,7 +140,7 @@ test(
       const attempt = async (nowMs: number): Promise<void> => {
         const [delivery] = await a.webhooks.claimDue(nowMs, 1, LEASE_MS, 1, NONE_HELD);
         assert.ok(delivery !== undefined);
-        await a.webhooks.finishAttempt(failed(delivery, nowMs, nowMs + 1));
+        await a.webhooks.finishAttempt(failedAttempt(delivery, nowMs, nowMs + 1));
       };
       const oldIds = async (): Promise<string[]> =>
         (await queryRows<{ id: string }>(url, "SELECT id FROM attempts WHERE id LIKE 'att_old_%' ORDER BY seq")).map(

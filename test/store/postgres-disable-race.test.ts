@@ -6,9 +6,16 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/core/clock.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { AttemptResult, DueDelivery, Subscription } from '../../src/store/webhook-store.js';
+import type { DueDelivery, Subscription } from '../../src/store/webhook-store.js';
 import { type EventsServer, eventsServerSkipReason, openEventsServer } from '../helpers/postgres-events.js';
-import { createPets, openStore, subscribe, subscription, T0_MS } from '../helpers/postgres-webhook-store.js';
+import {
+  createPets,
+  failedAttempt,
+  openStore,
+  subscribe,
+  subscription,
+  T0_MS,
+} from '../helpers/postgres-webhook-store.js';
 
 const skip = await eventsServerSkipReason();
 let server: EventsServer;
@@ -20,34 +27,19 @@ after(() => server?.close());
 const LEASE_MS = 60_000;
 const RETRY_MS = 5000;
 
-/** The result of a failed attempt of `delivery` at `atMs`, to be tried again RETRY_MS later. */
-function failed(delivery: DueDelivery, atMs: number): AttemptResult {
-  return {
-    deliveryId: delivery.deliveryId,
-    subscriptionId: delivery.subscriptionId,
-    attempt: {
-      id: `att_${delivery.deliveryId}_${atMs}`,
-      attemptedAtMs: atMs,
-      status: 503,
-      error: null,
-      durationMs: 5,
-      response: null,
-    },
-    event: delivery.event,
-    nextAttemptAtMs: atMs + RETRY_MS,
-    delivered: false,
-    failingSinceMs: delivery.failingSinceMs ?? atMs,
-  };
-}
-
 const disable = (current: Subscription | undefined): Subscription => ({
   ...(current as Subscription),
   status: 'disabled',
   disabledReason: 'paused by its owner',
 });
 
-/** A store with one subscription whose one delivery failed once at T0 and is due again. */
-async function failedOnce(): Promise<{ store: PostgresStore; client: pg.Client; close(): Promise<void> }> {
+/** A store with one subscription whose one delivery failed once at T0 and is claimed again (`again`). */
+async function failedOnce(): Promise<{
+  store: PostgresStore;
+  client: pg.Client;
+  again: DueDelivery;
+  close(): Promise<void>;
+}> {
   const url = await server.database();
   const store = await openStore(url, new ManualClock(T0_MS));
   const client = new pg.Client({ connectionString: url });
@@ -56,8 +48,10 @@ async function failedOnce(): Promise<{ store: PostgresStore; client: pg.Client; 
   await createPets(store, 1);
   const [first] = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, new Map());
   assert.ok(first !== undefined);
-  await store.webhooks.finishAttempt(failed(first, T0_MS));
-  return { store, client, close: async () => void (await Promise.allSettled([client.end(), store.close()])) };
+  await store.webhooks.finishAttempt(failedAttempt(first, T0_MS, T0_MS + RETRY_MS));
+  const [again] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
+  assert.ok(again !== undefined);
+  return { store, client, again, close: async () => void (await Promise.allSettled([client.end(), store.close()])) };
 }
 
 /** Resolves once a statement of another connection waits for a lock that `client`'s transaction holds. */
@@ -88,15 +82,13 @@ test(
   'a disable that holds the delivery first: the attempt under way finds it gone, and announces no retry',
   { skip },
   async () => {
-    const { store, client, close } = await failedOnce();
+    const { store, client, again, close } = await failedOnce();
     try {
-      const [again] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
-      assert.ok(again !== undefined);
       // The disable's transaction, paused after it deleted the delivery: the outcome's update waits for it.
       await client.query('BEGIN');
       await client.query("UPDATE webhooks SET status = 'disabled' WHERE id = 'wh_a'");
       await client.query("DELETE FROM deliveries WHERE webhook_id = 'wh_a'");
-      const outcome = store.webhooks.finishAttempt(failed(again, T0_MS + RETRY_MS));
+      const outcome = store.webhooks.finishAttempt(failedAttempt(again, T0_MS + RETRY_MS, T0_MS + 2 * RETRY_MS));
       await untilWaitingForLock(client);
       await client.query('COMMIT');
       await outcome;
@@ -111,10 +103,8 @@ test(
   'an outcome that holds the delivery first: the disable waits for it, then takes back the retry it recorded',
   { skip },
   async () => {
-    const { store, client, close } = await failedOnce();
+    const { store, client, again, close } = await failedOnce();
     try {
-      const [again] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
-      assert.ok(again !== undefined);
       // The outcome's transaction, paused after it moved the delivery on and recorded the attempt.
       await client.query('BEGIN');
       await client.query(
