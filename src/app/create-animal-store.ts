@@ -168,6 +168,8 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     // A port opened after close() would never be closed: close() has already run.
     if (closing !== undefined) throw new Error('this animal store is closed; create a new one to listen again');
     const listening = await listeners.listen(listenOptions);
+    // A close() begun while the port opened has closed it already (Listeners.listen refuses then too).
+    if (closing !== undefined) throw new Error('this animal store is closed; create a new one to listen again');
     // Followed from the first port on: a service that serves nothing has no certificate to renew.
     if (tls !== undefined && !watchingTls) {
       watchingTls = true;
@@ -179,6 +181,11 @@ export async function openAnimalStore(options: AnimalStoreOptions, hooks: ServeH
     if (metricsServer === undefined) {
       const { listenMetrics } = await import('../metrics/metrics-listener.js');
       const opened = await listenMetrics(metrics, settings.metricsPort, settings.metricsHost);
+      // A close() begun while the metrics port opened no longer closes it: closed here.
+      if (closing !== undefined) {
+        await new Promise((done) => opened.server.close(done));
+        throw new Error('this animal store is closed; create a new one to listen again');
+      }
       metricsServer = opened.server;
       metricsUrl = opened.url;
     }

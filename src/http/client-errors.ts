@@ -34,7 +34,7 @@ function answerFor(code: string | undefined, maxHeaderBytes: number, extraFields
 }
 
 /** "16 KiB" for whole KiB, else the byte count: the limit as an operator configured it. */
-function describeBytes(bytes: number): string {
+export function describeBytes(bytes: number): string {
   return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }
 
@@ -74,8 +74,13 @@ export const clientErrorListener =
     const answer = (): void => {
       if (!socket.writable) return;
       const secure = hsts !== undefined && (socket as TLSSocket).encrypted === true;
-      // A request whose head was read (its body too slow) keeps the id its client gave it.
-      const requestId = requestIdOf(response === undefined ? undefined : response.req.headers['x-request-id']);
+      // A request whose head was read and whose body came too slowly keeps the id its client gave it;
+      // bytes behind a whole request are another request, whose head could not be read.
+      const ownRequest =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && response !== undefined && !response.req.complete
+          ? response.req
+          : undefined;
+      const requestId = requestIdOf(ownRequest?.headers['x-request-id']);
       const fields = secure ? `Strict-Transport-Security: ${hsts}\r\n` : '';
       socket.end(answerFor(error.code, maxHeaderBytes, fields, requestId));
       // Closed for reading too, once the answer is out (as Node's own handler does): a half-open client

@@ -4,6 +4,7 @@
 // (Authorization, Content-Type) and joins others with ", ", so repeats are counted on the raw list.
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../core/errors.js';
+import { describeBytes } from './client-errors.js';
 import { countHeader } from './headers.js';
 import { isHttp2 } from './http2.js';
 
@@ -45,11 +46,11 @@ export function requestFault(
   }
   // nghttp2 holds a client to the advertised SETTINGS_MAX_HEADER_LIST_SIZE only once it has acknowledged
   // the server's SETTINGS: the first requests of a connection could bring a larger head. Counted here
-  // as RFC 9113 §6.5.2 counts it (each field's name and value, plus 32), and answered as HTTP/1.1 does.
-  if (isHttp2(req) && headerListBytes(req.rawHeaders) > maxHeaderBytes) {
+  // as an HTTP/1.1 head of the same fields would be, and answered as HTTP/1.1 answers it.
+  if (isHttp2(req) && headBytes(req.rawHeaders) > maxHeaderBytes) {
     const error = new ApiError(
       'headers_too_large',
-      `The request headers are larger than ${maxHeaderBytes} bytes; send fewer or shorter headers`,
+      `The request headers are larger than ${describeBytes(maxHeaderBytes)}; send fewer or shorter headers`,
     );
     return { error, loggedPath: '(head too large)' };
   }
@@ -75,9 +76,9 @@ export function repeatedField(name: string): ApiError {
   ]);
 }
 
-/** The size of a header list as HTTP/2 counts it (RFC 9113 §6.5.2): octets of each name and value, plus 32. */
-function headerListBytes(rawHeaders: readonly string[]): number {
+/** The bytes of the fields `rawHeaders` as an HTTP/1.1 head writes them: `name: value` and CRLF each. */
+function headBytes(rawHeaders: readonly string[]): number {
   let bytes = 0;
   for (const field of rawHeaders) bytes += Buffer.byteLength(field);
-  return bytes + (rawHeaders.length / 2) * 32;
+  return bytes + (rawHeaders.length / 2) * 4;
 }

@@ -174,3 +174,20 @@ async function freePort(): Promise<number> {
   await new Promise((done) => probe.close(done));
   return port;
 }
+
+test('a close() at any moment of listen() leaves neither the API port nor the metrics port open', async () => {
+  for (const delayMs of [0, 1, 2, 5, 10, 20]) {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const app = await createAnimalStore({ logger: QUIET_LOGGER, metricsPort });
+    const listening = app.listen({ port, host: '127.0.0.1' }).catch((error: unknown) => error);
+    await new Promise((done) => setTimeout(done, delayMs));
+    await app.close();
+    const outcome = await listening;
+    if (outcome instanceof Error) assert.match(outcome.message, /this animal store is closed/);
+    for (const taken of [port, metricsPort]) {
+      const server = createServer();
+      await new Promise<void>((done, fail) => server.once('error', fail).listen(taken, '127.0.0.1', done));
+      await new Promise((done) => server.close(done));
+    }
+  }
+});

@@ -205,6 +205,11 @@ test('a whole request followed by bytes that are not HTTP gets its own answer fi
     assert.match(result.raw, /"code":"bad_request"/, label);
   }
   assert.equal(await petCount(), before + 2);
+  // The 400 answers other bytes than the request before it: it does not carry that request's id.
+  const tagged = SMUGGLED_POST.replace('Host: x\r\n', 'Host: x\r\nX-Request-Id: first-one\r\n');
+  const result = await exchange(server.url, `${tagged}xyz`);
+  assert.deepEqual(statusesIn(result.raw), [201, 400]);
+  assert.equal(result.raw.match(/X-Request-Id: first-one\r\n/gi)?.length, 1, result.raw);
 });
 
 test('bare LF or CR, a space before the colon, folding and control characters in headers are 400, closed, one answer', async () => {

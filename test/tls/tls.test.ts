@@ -242,7 +242,7 @@ test('over HTTP/2 a request head larger than --max-header-bytes is 431 with the 
 
 test('over HTTP/2 a request with as many header fields as HTTP/1.1 takes is served', async () => {
   const many: Record<string, string> = {};
-  for (let index = 0; index < 300; index++) many[`x-field-${index}`] = 'v';
+  for (let index = 0; index < 1000; index++) many[`x${index}`] = 'v';
   assert.equal((await h2('GET', '/v1/pets?limit=1', { ...AUTH, ...many })).status, 200);
 });
 
