@@ -225,8 +225,12 @@ function describeFailure(
 ): string {
   if (signal.aborted && signal.reason instanceof AttemptTimeout) return `timed out after ${timeouts.timeoutMs} ms`;
   if (failure instanceof AddressRefusedError || failure instanceof DnsLookupError) return failure.message;
-  // undici's parser errors carry no code here; the client checks a status's range with an assertion.
-  if (failure instanceof undiciErrors.HTTPParserError || errorCode(failure) === 'ERR_ASSERTION')
+  // undici's parser errors carry no code here; the client checks a status's range with an assertion
+  // (any other assertion is a bug, and named by its code below).
+  if (
+    failure instanceof undiciErrors.HTTPParserError ||
+    (errorCode(failure) === 'ERR_ASSERTION' && /statusCode/.test((failure as Error).message))
+  )
     return 'answer is not valid HTTP/1.1';
   const code = errorCode(failure);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `connect timed out after ${timeouts.connectTimeoutMs} ms`;

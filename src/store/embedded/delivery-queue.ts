@@ -55,11 +55,6 @@ export class DeliveryQueue {
     return slot !== -1 && this.#generations[slot] === generation ? slot : -1;
   }
 
-  /** Whether the delivery of `eventSeq` is leased: claimed by the worker, its attempt under way. */
-  isLeased(eventSeq: number): boolean {
-    return this.#leases.has(eventSeq);
-  }
-
   /** Adds a delivery of `eventSeq`, replacing a pending one of the same event (whose lease ends with it). */
   add(eventSeq: number, nextAttemptAtMs: number, attemptsMade: number, generation: number): void {
     // A new event's delivery, the usual case (ten a create with ten subscriptions), is appended: the

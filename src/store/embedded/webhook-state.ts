@@ -55,9 +55,9 @@ export class WebhookState implements WebhookSnapshotSource {
         const entry = this.subscriptions.put(change.subscription);
         if (change.subscription.status === 'disabled' && entry.queue.size > 0) {
           const { queue } = entry;
-          // A delivery under way is not waiting: its attempt is recorded without a next one when it
-          // ends. (A replay knows no leases, and the record of that attempt gives the time back.)
-          entry.attempts.endSchedules((eventSeq) => queue.find(eventSeq) !== -1 && !queue.isLeased(eventSeq));
+          // One under way too, as a replay (which knows no leases) sees it: the record of its attempt,
+          // if it comes while the subscription is still disabled, gives the time back.
+          entry.attempts.endSchedules((eventSeq) => queue.find(eventSeq) !== -1);
           queue.clear();
         }
         this.#notify();
@@ -217,8 +217,9 @@ export class WebhookState implements WebhookSnapshotSource {
     // Kept only while its event is retained.
     const event = this.events.get(eventSeq);
     const attempt = event === undefined ? undefined : loggedAttempt(change, event);
-    // Made on a delivery dropped or replaced while it was under way: the attempt before it announced it.
-    if (!change.current) entry.attempts.resumeSchedule(eventSeq);
+    // Made on a delivery that a disable dropped while it was under way: the attempt before it announced
+    // it. (Once enabled again, a time a disable took back belongs to no delivery pending now.)
+    if (!change.current && entry.subscription.status === 'disabled') entry.attempts.resumeSchedule(eventSeq);
     if (attempt !== undefined) entry.attempts.add(attempt);
     if (change.delivered) entry.delivered.add(eventSeq);
     const slot = change.current ? entry.queue.find(eventSeq) : -1;
