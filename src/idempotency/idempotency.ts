@@ -3,12 +3,12 @@
 // the store's idempotency table, where every instance sharing the store sees the claim. Once its body is
 // valid, a repeat of a finished request with an equal body (the same JSON value) gets the remembered
 // answer again, marked replayed, whoever holds the claim; another body is 409; a repeat that found the
-// key claimed and no answer remembered is 409 (the first is still in flight). A first
-// attempt that fails is not remembered, so a retry can succeed. The answer is remembered by the store in
-// the same atomic change as what it created, for 24 hours, with the status its request was answered
-// with, which whoever answers gives when the request arrives; a replay tells that status again. What a
-// status means, and the header protocol around it, is HTTP's (src/http/idempotency-key.ts); nothing
-// here knows HTTP.
+// key claimed and no answer remembered is 409 (the first is still in flight). A first attempt that
+// fails is not remembered, so a retry can succeed. The answer is remembered by the store in the same
+// atomic change as what it created, for 24 hours, with the status its request was answered with, which
+// whoever answers gives when the request arrives; a replay tells that status again. What a status
+// means, and the header protocol around it, is HTTP's (src/http/idempotency-key.ts); nothing here knows
+// HTTP.
 import { randomBytes } from 'node:crypto';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Clock } from '../core/clock.js';
