@@ -30,6 +30,19 @@ export function isLocalhostName(hostname: string): boolean {
 }
 
 /**
+ * Whether the authority of `raw`, as sent, holds a userinfo part (before an '@'). The parser drops an
+ * empty one (`https://@host/`, `https://:@host/`), so the parsed URL cannot tell; a URL that was sent
+ * with credentials, even empty ones, is refused as sent, not stored without them.
+ */
+function sendsUserinfo(raw: string): boolean {
+  // The scheme has no ':'; the authority follows its slashes (the parser takes '\' for '/' in http
+  // and https) and ends at the path, the query or the fragment.
+  const afterScheme = raw.slice(raw.indexOf(':') + 1).replace(/^[\\/\t\n\r]*/, '');
+  const end = afterScheme.search(/[\\/?#]/);
+  return (end === -1 ? afterScheme : afterScheme.slice(0, end)).includes('@');
+}
+
+/**
  * Checks the `url` of a subscription. The WHATWG URL parser normalises the host first, so the other
  * spellings of an IPv4 address (`2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1`) are judged as the
  * dotted address they mean, and an IPv6 one in its compressed form.
@@ -46,7 +59,7 @@ export function validateWebhookUrl(raw: string, policy: WebhookUrlPolicy): Webho
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, reason: 'url must be an absolute http or https URL' };
   }
-  if (url.username !== '' || url.password !== '') {
+  if (url.username !== '' || url.password !== '' || sendsUserinfo(raw)) {
     return { ok: false, reason: 'url must not contain a user name or password' };
   }
   // `hash` is empty for a bare trailing '#' too; '#' cannot appear in a serialised URL otherwise.

@@ -27,6 +27,8 @@ test('an absolute http or https URL on a public host is accepted in its normalis
   assert.equal(urlOf('http://8.8.8.8/hook'), 'http://8.8.8.8/hook');
   assert.equal(urlOf('https://[2606:4700:4700::1111]/hook'), 'https://[2606:4700:4700::1111]/hook');
   assert.equal(urlOf('https://localhost.example.com/'), 'https://localhost.example.com/');
+  // An '@' past the authority is no user name.
+  assert.equal(urlOf('https://hooks.example.com/to@team?cc=a@b'), 'https://hooks.example.com/to@team?cc=a@b');
 });
 
 test('a URL that is relative or of another scheme is refused, naming the field', () => {
@@ -52,6 +54,10 @@ test('a URL with a user name, a password or a fragment is refused', () => {
     'https://user:secret@hooks.example.com/',
     'https://user@hooks.example.com/',
     'https://:secret@hooks.example.com/',
+    // Empty credentials, which the URL parser drops: sent all the same.
+    'https://@hooks.example.com/',
+    'https://:@hooks.example.com/',
+    'http:\\\\:@hooks.example.com/',
   ]) {
     assert.equal(reasonOf(raw, open), 'url must not contain a user name or password', raw);
   }
