@@ -26,6 +26,17 @@ for (const [what, payload, reason] of [
   ['not JSON', '{not json', /its record is not JSON/],
   ['an unknown operation', '{"op":"frobnicate"}', /its record is not a record this service writes/],
   ['a pet with a bad id', '{"op":"pet","pet":{"id":"x","name":"a","categoryId":1,"status":"available"}}', /its record/],
+  // Valid on its own, but no store hands out ids so far apart: filling the gap would end the process.
+  [
+    'a pet whose id leaps far past the others',
+    '{"op":"pet","pet":{"id":9007199254740991,"name":"a","categoryId":1,"status":"available"}}',
+    /its id 9007199254740991 is more than 67108864 past the highest before it \(1\)/,
+  ],
+  [
+    'an event position far past the others',
+    '{"op":"pet","at":1798761600000,"ev":9007199254740990,"pet":{"id":2,"name":"a","categoryId":1,"status":"available"}}',
+    /its event position 9007199254740990 is more than 67108864 past the highest before it \(1\)/,
+  ],
 ] as const) {
   test(`a well-framed line in the middle holding ${what} stops start-up naming the file, line and byte offset; nothing is overwritten`, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-damage-'));

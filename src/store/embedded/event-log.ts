@@ -6,6 +6,7 @@
 // Positions are handed out when a change is written and noted when it is applied, so a position whose
 // write failed stays a hole, never reused; holes and forgotten events read as nothing.
 import { EVENT_TYPES, type DeliveredEventType, type EventType, TEST_EVENT_TYPE } from '../../events/event.js';
+import { idGapProblem } from './indexed-collection.js';
 import { SeqList } from './seq-list.js';
 import { withRoom } from './typed-columns.js';
 
@@ -106,6 +107,8 @@ export class EventLog {
     const slot = seq - this.#base;
     const data = this.#data;
     if (slot >= data.length) {
+      const gap = idGapProblem('event position', seq, this.#base + data.length - 1);
+      if (gap !== undefined) throw new Error(gap);
       // Positions come in order: the slot is usually the next one; a gap is a hole.
       if (slot >= this.#types.length) this.#grow(slot + 1);
       while (data.length < slot) data.push(undefined);

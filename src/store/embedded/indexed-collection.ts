@@ -12,6 +12,22 @@ import type { StoredPet } from '../../pets/stored-pet.js';
 import type { Page } from '../store.js';
 import { firstAfter, insertId, removeId } from './sorted-ids.js';
 
+/**
+ * The most ids a record may skip past the highest one before it. Ids are handed out one at a time, and
+ * only a write that failed (each uses up its id) leaves a gap, so a jump past tens of millions is a
+ * record no store wrote; filling it would take gigabytes (an array slot an id), and V8 ends the
+ * process past about a hundred million slots. Such a record is refused as damage, named.
+ */
+export const MAX_ID_GAP = 2 ** 26;
+
+/** Why a record with `id` cannot be placed after `highest`, or undefined when it can. */
+export function idGapProblem(what: string, id: number, highest: number): string | undefined {
+  return id - highest > MAX_ID_GAP
+    ? `its ${what} ${id} is more than ${MAX_ID_GAP} past the highest before it (${highest}), ` +
+        'though they are handed out one at a time'
+    : undefined;
+}
+
 /** What the collection holds: an id, a status and the item's JSON text. */
 export interface Indexed<S extends string> {
   readonly id: number;
@@ -81,6 +97,8 @@ export class IndexedCollection<T extends Indexed<S>, S extends string> {
   /** Puts an item into the array and the indexes, replacing an older version of it. */
   put(item: T): void {
     const slots = this.#byId;
+    const gap = idGapProblem('id', item.id, slots.length - 1);
+    if (gap !== undefined) throw new Error(gap);
     // Fill the gap of ids that were never stored, so the array stays dense (no dictionary mode).
     while (slots.length <= item.id) slots.push(undefined);
     const previous = slots[item.id];

@@ -55,11 +55,12 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     let change: Change;
     try {
       change = decodeChangeAt(bytes, start, end, () => 'its record');
+      state.apply(change);
     } catch (error) {
-      // Intact framing around a record this service did not write: damage, named as any other.
+      // Intact framing around a record this service did not write (or one that cannot follow the
+      // records before it): damage, named as any other.
       throw new CorruptLogError(join(dataDir, JOURNAL_FILE), line, lineOffset, (error as Error).message);
     }
-    state.apply(change);
   };
   const { journal, replayed } = await openJournal({
     dir: dataDir,
