@@ -56,3 +56,24 @@ for (const [kind, record, expected] of [
     }
   });
 }
+
+test('an id in torn bytes that no whole record could hold is noise: ids go on from the last whole record', async () => {
+  const first = await startServer({ onDisk: true });
+  const dataDir = first.dataDir as string;
+  try {
+    assert.equal((await call(first, 'POST', '/v1/pets', { json: { name: 'Rex', categoryId: 1 } })).status, 201);
+    await first.app.close();
+    const far = encodeRecord(encodeChange({ op: 'pet', pet: storedPet(2 ** 53 - 1, 'Far', 1, 'available') }));
+    await appendFile(join(dataDir, 'animals.log'), far.slice(0, -5));
+    const second = await startServer({ dataDir });
+    try {
+      const pet = await call(second, 'POST', '/v1/pets', { json: { name: 'Next', categoryId: 1 } });
+      assert.equal(pet.status, 201, pet.text);
+      assert.equal((pet.json as { id: number }).id, 2);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+});

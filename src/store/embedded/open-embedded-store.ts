@@ -9,6 +9,7 @@ import type { Durability } from '../../journal/journal.js';
 import { journalChangeLog } from './change-log.js';
 import { CURSOR_SECRET_FILE, loadOrCreateSecret } from './cursor-secret.js';
 import { EmbeddedStore } from './embedded-store.js';
+import { idGapProblem } from './indexed-collection.js';
 import { FileKeyTable } from './key-file.js';
 import { MemoryKeyTable } from './memory-key-table.js';
 import { type Change, decodeChangeAt, idsInTornRecord } from './records.js';
@@ -75,11 +76,15 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<
     if (replayed.tornTail !== undefined) {
       // A torn record was not applied, but under durability interval or never it may have been
       // acknowledged: the ids it may have handed out are not handed out again.
+      // An id leaping as no whole record's may (MAX_ID_GAP) is noise in the torn bytes, not an id.
       const { petId, orderId, lastEventSeq } = idsInTornRecord(replayed.tornTail.text);
-      if (petId !== undefined) state.pets.noteId(petId);
-      if (orderId !== undefined) state.orders.noteId(orderId);
+      const handedOut = (id: number | undefined, next: number): id is number =>
+        id !== undefined && idGapProblem('id', id, next - 1) === undefined;
+      if (handedOut(petId, state.pets.nextId)) state.pets.noteId(petId);
+      if (handedOut(orderId, state.orders.nextId)) state.orders.noteId(orderId);
       // Event ids are what receivers de-duplicate on: one a torn record may have sent is never reused.
-      if (lastEventSeq !== undefined) state.webhooks.events.noteSeq(lastEventSeq);
+      const events = state.webhooks.events;
+      if (handedOut(lastEventSeq, events.nextSeq)) events.noteSeq(lastEventSeq);
     }
     const cursorSecret = await loadOrCreateSecret(join(dataDir, CURSOR_SECRET_FILE));
     const keys = new FileKeyTable(dataDir);
