@@ -1,6 +1,7 @@
 // A disable racing an attempt's outcome on PostgreSQL, each holding the delivery's row while the other
 // waits for it: whichever commits first, the attempts listing ends up announcing exactly the retries
-// that will be made, as the embedded store's one writer decides it.
+// that will be made, as the embedded store's one writer decides it. The disable is its owner's, or an
+// attempt's own (a 410 from the receiver).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -124,6 +125,58 @@ test(
       assert.deepEqual(await listed(store), ['503 null', `503 ${RETRY_AT}`]);
     } finally {
       await close();
+    }
+  },
+);
+
+test(
+  "an attempt's 410 that disables while another delivery's retry holds its row: the disable takes that retry back",
+  { skip },
+  async () => {
+    const url = await server.database();
+    const store = await openStore(url, new ManualClock(T0_MS));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await subscribe(store, subscription('wh_a', ['pet.created']));
+      await createPets(store, 2);
+      const first = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, new Map());
+      assert.equal(first.length, 2);
+      for (const delivery of first)
+        await store.webhooks.finishAttempt(failedAttempt(delivery, T0_MS, T0_MS + RETRY_MS));
+      const [gone, retried] = await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map());
+      assert.ok(gone !== undefined && retried !== undefined);
+      // The other delivery's outcome, paused after it moved its delivery on and recorded its attempt.
+      await client.query('BEGIN');
+      await client.query(
+        'UPDATE deliveries SET attempts_made = attempts_made + 1, next_attempt_at_ms = $1, lease_until_ms = 0 WHERE id = $2',
+        [T0_MS + 2 * RETRY_MS, retried.deliveryId],
+      );
+      const retriedAttempt = failedAttempt(retried, T0_MS + RETRY_MS + 1, T0_MS + 2 * RETRY_MS);
+      await client.query(
+        `INSERT INTO attempts (id, webhook_id, event_seq, at_ms, delivered, json) VALUES ($1, 'wh_a', $2, $3, false, $4)`,
+        [
+          retriedAttempt.attempt.id,
+          retried.event.seq,
+          T0_MS + RETRY_MS + 1,
+          JSON.stringify({ id: retriedAttempt.attempt.id, status: 503, nextAttemptAt: new Date(T0_MS + 2 * RETRY_MS) }),
+        ],
+      );
+      const disabling = store.webhooks.finishAttempt({
+        ...failedAttempt(gone, T0_MS + RETRY_MS, null),
+        attempt: { ...failedAttempt(gone, T0_MS + RETRY_MS, null).attempt, status: 410 },
+        disableReason: 'the endpoint answered 410 Gone',
+      });
+      await untilWaitingForLock(client);
+      await client.query('COMMIT');
+      await disabling;
+      // Nothing more will be tried: neither delivery's newest attempt announces a next one (the first
+      // ones announce the second, which was made).
+      const retry = new Date(T0_MS + RETRY_MS).toISOString();
+      assert.deepEqual(await listed(store), ['503 null', '410 null', `503 ${retry}`, `503 ${retry}`]);
+      assert.equal((await store.webhooks.getSubscription('wh_a'))?.status, 'disabled');
+    } finally {
+      await Promise.allSettled([client.end(), store.close()]);
     }
   },
 );

@@ -44,9 +44,10 @@ export const endSchedules = (seqs: string): string => `
 /**
  * Records an attempt and what follows it, in one statement: the delivery is moved to its next attempt
  * (`retry`), ended (`end`), or the subscription is disabled with every pending delivery of it
- * (`disable`). $1 delivery, $2 subscription, $3 failing since, $4 attempt
- * id, $5 its event's position, $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or
- * the reason for disabling, and last whether to delete the subscription's attempts past ATTEMPTS_KEPT.
+ * (`disable`, which answers `waiting`: the event positions of the dropped deliveries that waited for
+ * a retry). $1 delivery, $2 subscription, $3 failing since, $4 attempt id, $5 its event's position,
+ * $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or the reason for disabling, and
+ * last whether to delete the subscription's attempts past ATTEMPTS_KEPT.
  * The subscription's row is written only when something in it changes, so a stream of successful
  * attempts does not queue on it.
  */
@@ -78,13 +79,15 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
     trimmed AS (
       DELETE FROM attempts WHERE ${trim}::boolean AND webhook_id = $2
          AND seq <= (SELECT seq FROM attempts WHERE webhook_id = $2 ORDER BY seq DESC OFFSET ${ATTEMPTS_KEPT - 1} LIMIT 1)
-    )${
+    )
+    ${
+      // The dropped deliveries that were waiting for a retry: their announced attempts are ended by a
+      // second statement (as the owner's disable does), whose snapshot holds a retry that committed
+      // while this one waited for its row.
       kind === 'disable'
-        ? `,
-    ended AS (${endSchedules(newestAttempts('$2', `SELECT d.event_seq FROM delivery AS d WHERE d.id <> $1 AND ${WAITING('d')}`))})`
-        : ''
-    }
-    SELECT 1`;
+        ? `SELECT (SELECT array_agg(d.event_seq) FROM delivery AS d WHERE d.id <> $1 AND ${WAITING('d')}) AS waiting`
+        : 'SELECT 1'
+    }`;
 }
 
 /**

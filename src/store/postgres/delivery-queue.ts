@@ -113,8 +113,17 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     if (kind === 'retry') values.push(result.nextAttemptAtMs);
     if (kind === 'disable') values.push(result.disableReason);
     values.push(this.#trimDue([result.subscriptionId]).length > 0);
-    await this.#database.query(named(`finish_${kind}`, finishAttemptStatement(kind), values));
-    if (kind === 'disable') this.#channel.announce();
+    const finish = named(`finish_${kind}`, finishAttemptStatement(kind), values);
+    if (kind === 'disable') {
+      await this.#database.transaction(async (client) => {
+        const { rows } = await client.query<{ waiting: string[] | null }>(finish);
+        const waiting = rows[0]?.waiting;
+        if (waiting) await client.query(statement('endSchedules', [result.subscriptionId, waiting]));
+      });
+      this.#channel.announce();
+    } else {
+      await this.#database.query(finish);
+    }
     this.#ended(1);
   }
 
