@@ -180,3 +180,27 @@ test(
     }
   },
 );
+
+test(
+  "a disable after the lease of an attempt under way ran out (its instance was killed): that attempt's time is taken back",
+  { skip },
+  async () => {
+    const url = await server.database();
+    const clock = new ManualClock(T0_MS);
+    const store = await openStore(url, clock);
+    try {
+      await subscribe(store, subscription('wh_a', ['pet.created']));
+      await createPets(store, 1);
+      const [first] = await store.webhooks.claimDue(T0_MS, 10, LEASE_MS, 10, new Map());
+      assert.ok(first !== undefined);
+      await store.webhooks.finishAttempt(failedAttempt(first, T0_MS, T0_MS + RETRY_MS));
+      // Claimed again by an instance that is then killed: nobody records that attempt.
+      assert.equal((await store.webhooks.claimDue(T0_MS + RETRY_MS, 10, LEASE_MS, 10, new Map())).length, 1);
+      clock.advance(RETRY_MS + LEASE_MS + 1);
+      await store.webhooks.updateSubscription('wh_a', disable);
+      assert.deepEqual(await listed(store), ['503 null']);
+    } finally {
+      await store.close();
+    }
+  },
+);

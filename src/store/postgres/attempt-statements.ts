@@ -21,11 +21,14 @@ const withoutNextAttempt = (json: string): string =>
   `regexp_replace(${json}, '"nextAttemptAt":"[^"]*"', '"nextAttemptAt":null')`;
 
 /**
- * Whether a delivery row `d` that a disable drops is waiting for its next attempt, not being attempted
- * now (a worker's lease taken once it fell due): only a waiting one's announced attempt will not be
- * made. The attempt under way is recorded with no next attempt when it ends (finishAttemptStatement).
+ * Whether a delivery row `d` that a disable drops at time `now` (an SQL expression, ms) is waiting for
+ * its next attempt, not being attempted now (a worker's lease taken once it fell due, and not run out):
+ * only a waiting one's announced attempt will not be made. The attempt under way is recorded with no
+ * next attempt when it ends (finishAttemptStatement); one whose lease ran out was its instance's last
+ * act (it stopped or was killed), and nobody will record it.
  */
-export const WAITING = (d: string): string => `${d}.lease_until_ms <= ${d}.next_attempt_at_ms`;
+export const WAITING = (d: string, now: string): string =>
+  `(${d}.lease_until_ms <= ${d}.next_attempt_at_ms OR ${d}.lease_until_ms <= ${now})`;
 
 /**
  * The seqs of the newest attempt (by time, as the listing orders them) of each event that the query
@@ -46,8 +49,8 @@ export const endSchedules = (seqs: string): string => `
  * (`retry`), ended (`end`), or the subscription is disabled with every pending delivery of it
  * (`disable`, which answers `waiting`: the event positions of the dropped deliveries that waited for
  * a retry). $1 delivery, $2 subscription, $3 failing since, $4 attempt id, $5 its event's position,
- * $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or the reason for disabling, and
- * last whether to delete the subscription's attempts past ATTEMPTS_KEPT.
+ * $6 its time, $7 delivered, $8 its JSON, $9 the next attempt's time or the reason for disabling,
+ * then whether to delete the subscription's attempts past ATTEMPTS_KEPT, and for `disable` the time.
  * The subscription's row is written only when something in it changes, so a stream of successful
  * attempts does not queue on it.
  */
@@ -85,7 +88,7 @@ export function finishAttemptStatement(kind: 'retry' | 'end' | 'disable'): strin
       // second statement (as the owner's disable does), whose snapshot holds a retry that committed
       // while this one waited for its row.
       kind === 'disable'
-        ? `SELECT (SELECT array_agg(d.event_seq) FROM delivery AS d WHERE d.id <> $1 AND ${WAITING('d')}) AS waiting`
+        ? `SELECT (SELECT array_agg(d.event_seq) FROM delivery AS d WHERE d.id <> $1 AND ${WAITING('d', '$11')}) AS waiting`
         : 'SELECT 1'
     }`;
 }

@@ -3,6 +3,7 @@
 // taken). A claim is a lease: a delivery whose worker died mid-attempt falls due again when its lease
 // ends and is claimed anew, by this instance or another; delivery is at least once. Workers hear of
 // new deliveries through the deliveries channel (delivery-channel.ts), not by polling.
+import type { Clock } from '../../core/clock.js';
 import { eventSeqOf } from '../../events/event-id.js';
 import { attemptJson } from '../attempt-json.js';
 import type { AttemptResult, DeliveryStats, DueDelivery, Subscription, WebhookStore } from '../webhook-store.js';
@@ -55,6 +56,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   readonly #database: Database;
   readonly #channel: DeliveryChannel;
   readonly #letters: string;
+  readonly #clock: Clock;
   /** Deliveries ended and attempts recorded since the last vacuum of each table; a vacuum under way. */
   #endedSinceVacuum = 0;
   #recordedSinceVacuum = 0;
@@ -65,11 +67,12 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   /** Subscription id → attempts this instance recorded for it since it last deleted its old ones (TRIM_EVERY). */
   readonly #untrimmed = new Map<string, number>();
 
-  /** `letters` are the store's event id letters. */
-  constructor(database: Database, channel: DeliveryChannel, letters: string) {
+  /** `letters` are the store's event id letters; `clock` tells when a disable drops deliveries. */
+  constructor(database: Database, channel: DeliveryChannel, letters: string, clock: Clock) {
     this.#database = database;
     this.#channel = channel;
     this.#letters = letters;
+    this.#clock = clock;
   }
 
   async claimDue(
@@ -113,6 +116,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     if (kind === 'retry') values.push(result.nextAttemptAtMs);
     if (kind === 'disable') values.push(result.disableReason);
     values.push(this.#trimDue([result.subscriptionId]).length > 0);
+    if (kind === 'disable') values.push(this.#clock.now());
     const finish = named(`finish_${kind}`, finishAttemptStatement(kind), values);
     if (kind === 'disable') {
       await this.#database.transaction(async (client) => {

@@ -56,7 +56,10 @@ export const SQL = {
         SELECT ${SUBSCRIPTION_COLUMNS} FROM webhooks WHERE owner_key_id = $1 AND seq > $2 ORDER BY seq LIMIT $3
       ) AS w ON true
      ORDER BY w.seq`,
-  /** $8: drop its pending deliveries (disabled: none may be sent; enabled again: none recorded meanwhile may be). */
+  /**
+   * $8: drop its pending deliveries (disabled: none may be sent; enabled again: none recorded meanwhile
+   * may be); $15 the time.
+   */
   updateSubscription: `
     WITH changed AS (
       UPDATE webhooks SET owner_key_id = $2, status = $3, disabled_reason = $4, events = $5, failing_since_ms = $6, json = $7
@@ -67,7 +70,7 @@ export const SQL = {
       RETURNING event_seq, lease_until_ms, next_attempt_at_ms
     ),
     ${rememberClause(9, 'changed')}
-    SELECT seq, (SELECT array_agg(d.event_seq) FROM dropped AS d WHERE ${WAITING('d')}) AS waiting FROM changed`,
+    SELECT seq, (SELECT array_agg(d.event_seq) FROM dropped AS d WHERE ${WAITING('d', '$15')}) AS waiting FROM changed`,
   /**
    * After a disable dropped the deliveries of subscription $1 to events $2 that were waiting: their
    * newest attempts announce no next one. A statement of its own, after the one that deleted them: an

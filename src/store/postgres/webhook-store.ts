@@ -72,7 +72,7 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
 
   constructor(parts: PostgresWebhookStoreParts) {
     const letters = eventIdLetters(parts.cursorSecret);
-    super(parts.database, parts.channel, letters);
+    super(parts.database, parts.channel, letters, parts.clock);
     this.#database = parts.database;
     this.#letters = letters;
     this.#clock = parts.clock;
@@ -135,6 +135,7 @@ export class PostgresWebhookStore extends PostgresDeliveryQueue implements Webho
           ...subscriptionParams(updated),
           disabling || enabling,
           ...rememberWriteParams(written),
+          this.#clock.now(),
         ]),
       );
       const waiting = rows[0]?.waiting;

@@ -237,8 +237,10 @@ export function deliveryTests(open: OpenStore): void {
             await store.webhooks.finishAttempt(
               attemptResult(delivery, atMs, { status: 503, nextAttemptAtMs: atMs + 5000 }),
             );
-          // All three are claimed again; a fails again (and waits), b and c are under way at the disable.
-          const [a, b, c] = await store.webhooks.claimDue(atMs + 5000, 10, LONG_LEASE_MS, 10, new Map());
+          // All three are claimed again; a fails again (and waits), b and c are under way at the disable:
+          // their lease runs past the store's clock (an hour after atMs), or their instance would be gone.
+          const underWayLeaseMs = 3 * 60 * MINUTE_MS;
+          const [a, b, c] = await store.webhooks.claimDue(atMs + 5000, 10, underWayLeaseMs, 10, new Map());
           assert.ok(a !== undefined && b !== undefined && c !== undefined);
           await store.webhooks.finishAttempt(
             attemptResult(a, atMs + 5000, { status: 503, nextAttemptAtMs: atMs + 60_000 }),
