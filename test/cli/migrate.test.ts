@@ -73,9 +73,12 @@ test(
     assert.equal(await again.exited, 1);
     assert.match(again.stderr(), /already holds animal-store data/);
 
-    const moved = runCli(['serve', '--port', '0', '--database-url', url, '--log-level', 'warn'], {
-      ANIMAL_STORE_KEYS: '',
-    });
+    // Its in-memory limiter saves its day buckets in a data directory of its own, not in ./data.
+    const limiterDir = join(dataDir, 'limiter');
+    const moved = runCli(
+      ['serve', '--port', '0', '--database-url', url, '--data-dir', limiterDir, '--log-level', 'warn'],
+      { ANIMAL_STORE_KEYS: '' },
+    );
     try {
       const movedUrl = await waitForListening(moved);
       assert.doesNotMatch(moved.stdout(), /Created a first API key/, 'the old key came along');
