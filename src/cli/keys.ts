@@ -71,6 +71,9 @@ const KEYS_COMMANDS = ['create', 'list', 'revoke', 'check'] as const;
 /** A key id as `keys create` makes them. */
 const KEY_ID = /^key_[0-9a-f]{8}$/;
 
+/** The edits that make a typed id a slip for a key's id. */
+const ID_SLIP_EDITS = 2;
+
 /** Runs a keys subcommand; prints to stdout. */
 export async function runKeys(
   argv: readonly string[],
@@ -119,9 +122,12 @@ export async function runKeys(
 /** " ; did you mean key_…?" naming the ids `given` is probably a slip for, or nothing. */
 function didYouMean(given: string, all: readonly ApiKey[]): string {
   if (!given.startsWith('key_')) return '';
+  // Ids are random: two edits (a wrong digit or two, a swap, one left out) are a slip; with more, one
+  // id in a few hundred would be offered for another that it merely resembles by chance.
   const close = closestNames(
     given,
     all.map((key) => key.id),
+    ID_SLIP_EDITS,
   ).slice(0, 3);
   return close.length === 0 ? '' : `; did you mean ${close.join(' or ')}?`;
 }

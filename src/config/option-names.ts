@@ -21,11 +21,17 @@ export function assertKnownOptions(options: object, known: readonly string[], pr
   }
 }
 
-/** Names that `name` is probably a slip for: one starts with the other, or a few edits apart (case aside). */
-export function closestNames(name: string, known: readonly string[]): string[] {
+/**
+ * Names that `name` is probably a slip for: one starts with the other, or a few edits apart (case
+ * aside). `maxEdits` defaults to a third of the name's length: "dataDri" finds dataDir, "log" alone
+ * finds nothing by edits. Random names such as key ids need fewer, or unrelated ones pass for slips.
+ */
+export function closestNames(
+  name: string,
+  known: readonly string[],
+  maxEdits = Math.max(1, Math.floor(name.length / 3)),
+): string[] {
   const lower = name.toLowerCase();
-  // A third of the name's length: "dataDri" finds dataDir, "log" alone finds nothing by edits.
-  const maxEdits = Math.max(1, Math.floor(name.length / 3));
   return known.filter((candidate) => {
     const other = candidate.toLowerCase();
     return other.startsWith(lower) || lower.startsWith(other) || editDistance(lower, other) <= maxEdits;

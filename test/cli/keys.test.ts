@@ -1,7 +1,7 @@
 // `animal-store keys` against a data directory that a running service uses at the same time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -230,6 +230,22 @@ test('keys revoke: an unknown id is exit code 1 like keys check, a second revoke
   const near = await keys('revoke', slip);
   assert.equal(near.code, 1, near.err);
   assert.equal(near.err, `animal-store: no key has id "${slip}"; did you mean ${id}?; see animal-store keys list\n`);
+  // Ids are random, so one that merely resembles the typed id by chance is not offered: three edits
+  // from the typed id is no slip, two are.
+  const file = join(server.dataDir as string, 'keys.json');
+  const content = JSON.parse(await readFile(file, 'utf8')) as { keys: Array<Record<string, unknown>> };
+  const written = (keyId: string): Record<string, unknown> => ({
+    ...content.keys[0],
+    id: keyId,
+    name: 'hand-written',
+    hash: `sha256:${keyId.slice(4).repeat(8)}`,
+  });
+  content.keys.push(written('key_1a2b3c4d'), written('key_1a2b30ff'));
+  await writeFile(file, `${JSON.stringify(content, null, 2)}\n`);
+  const typo = await keys('revoke', 'key_1a2b3cee');
+  assert.equal(typo.code, 1, typo.err);
+  assert.match(typo.err, /did you mean key_1a2b3c4d\?;/, 'two edits away is a slip, three are not');
+
   const notAnId = await keys('revoke', 'key_nothere');
   assert.equal(notAnId.code, 2, notAnId.err);
   assert.match(
