@@ -23,13 +23,18 @@ function capture(options: { batched?: boolean; periodMs?: number } = {}): { line
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-test('lines gathered within the period reach the output in one write, in order', async () => {
+test('lines gathered within the period reach the output in one write, in order', async (t) => {
+  // The period's timer moves only when told, so that a busy machine stalling between two turns cannot
+  // end the period early.
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const { lines, chunks } = capture({ periodMs: 30 });
   lines.writeText('a\n');
   await new Promise((done) => setImmediate(done));
   lines.writeText('b\n');
   assert.deepEqual(chunks, [], 'nothing is written before the period ends, even across turns');
-  await sleep(80);
+  t.mock.timers.tick(29);
+  assert.deepEqual(chunks, [], 'nor a moment before it ends');
+  t.mock.timers.tick(1);
   assert.deepEqual(chunks, ['a\nb\n']);
   lines.writeText('c\n');
   lines.flush();
