@@ -56,9 +56,11 @@ export async function redisSkipReason(): Promise<string | undefined> {
 export async function keysUnder(prefix: string): Promise<Map<string, number>> {
   const redis = new Redis(TEST_REDIS_URL);
   try {
-    const found = new Map<string, number>();
-    for (const key of await redis.keys(`${prefix}*`)) found.set(key, await redis.pttl(key));
-    return found;
+    // The times to live asked for together, not a round trip each: the longer the reading takes, the
+    // likelier a key expires between KEYS and its PTTL (which then reads -2).
+    const keys = await redis.keys(`${prefix}*`);
+    const ttls = await Promise.all(keys.map((key) => redis.pttl(key)));
+    return new Map(keys.map((key, index) => [key, ttls[index] as number]));
   } finally {
     redis.disconnect();
   }
