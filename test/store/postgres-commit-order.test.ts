@@ -148,7 +148,10 @@ test('pets and orders created on two instances at once: a reader paging at the t
       seenOrders.add(id);
   };
   const reading = reader();
+  // Three seconds at least, and on until enough was made (a busy machine makes fewer a second).
   await sleep(3000);
+  const deadline = Date.now() + 60_000;
+  while ((createdPets.length <= 100 || placedOrders.length <= 50) && Date.now() < deadline) await sleep(100);
   creating.done = true;
   await reading;
   assert.ok(
