@@ -58,7 +58,7 @@ const positionOf = (id: string): number => Number(/[0-9]+$/.exec(id)?.[0]);
 
 test(
   'events, a subscription with its secret, a pending delivery with its attempts and a U+0000 name move to PostgreSQL as they were',
-  { skip, timeout: 60_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const clock = new ManualClock(T0_MS);
     // Made through the API of a service on the directory.

@@ -36,7 +36,7 @@ const send = (
 
 test(
   'an embedded store moves to PostgreSQL whole: pets, orders, ids, cursors, answers and keys',
-  { skip, timeout: 90_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const embedded = runCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
@@ -107,7 +107,7 @@ test(
   },
 );
 
-test('migrate refuses what it cannot do, with one line', { timeout: 30_000 }, async () => {
+test('migrate refuses what it cannot do, with one line', { timeout: 120_000 }, async () => {
   const noUrl = runCli(['migrate', '--data-dir', dataDir], { ANIMAL_STORE_DATABASE_URL: '' });
   assert.equal(await noUrl.exited, 2);
   assert.match(noUrl.stderr(), /migrate needs --database-url/);

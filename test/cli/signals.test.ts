@@ -54,7 +54,7 @@ for (const [name, command, args] of [
   test(
     `SIGHUP to the process group of ${name} (a terminal closed) stops it: port free, lock released`,
     {
-      timeout: 60_000,
+      timeout: 120_000,
     },
     async (t) => {
       if (process.platform === 'win32') return t.skip('no process groups on Windows');
@@ -78,20 +78,27 @@ for (const [name, command, args] of [
   );
 }
 
-test('a second start on a directory in use says once which pid owns it, and exits 1', { timeout: 60_000 }, async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-owned-'));
-  const first = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
-  try {
-    await waitForListening(first);
-    const second = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
-    assert.equal(await second.exited, 1, second.stderr());
-    const lines = second.stderr().trimEnd().split('\n');
-    assert.equal(lines.length, 1, second.stderr());
-    assert.match(lines[0] as string, new RegExp(`^animal-store: Another process \\(pid ${first.process.pid}\\) owns`));
-    assert.equal(lines[0]?.match(/stop it/gi)?.length, 1, 'the advice is given once');
-  } finally {
-    first.process.kill('SIGTERM');
-    assert.equal(await first.exited, 0);
-    await rm(dataDir, { recursive: true, force: true });
-  }
-});
+test(
+  'a second start on a directory in use says once which pid owns it, and exits 1',
+  { timeout: 120_000 },
+  async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-owned-'));
+    const first = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+    try {
+      await waitForListening(first);
+      const second = runCli(['serve', '--port', '0', '--data-dir', dataDir]);
+      assert.equal(await second.exited, 1, second.stderr());
+      const lines = second.stderr().trimEnd().split('\n');
+      assert.equal(lines.length, 1, second.stderr());
+      assert.match(
+        lines[0] as string,
+        new RegExp(`^animal-store: Another process \\(pid ${first.process.pid}\\) owns`),
+      );
+      assert.equal(lines[0]?.match(/stop it/gi)?.length, 1, 'the advice is given once');
+    } finally {
+      first.process.kill('SIGTERM');
+      assert.equal(await first.exited, 0);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  },
+);

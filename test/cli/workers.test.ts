@@ -61,7 +61,7 @@ function servedByPrimary(dataDir: string, port: number): Child {
 test(
   'the service as a worker: SIGKILL is replaced with every answered write kept; SIGTERM drains and releases the lock',
   {
-    timeout: 90_000,
+    timeout: 120_000,
   },
   async (t) => {
     if (process.platform === 'win32') return t.skip('signals are POSIX');

@@ -22,7 +22,7 @@ const open = (dataDir: string, compactMinRecords: number) =>
     warn: (line) => assert.fail(`unexpected warning: ${line}`),
   });
 
-test('order churn is compacted in the background while writes and reads go on', { timeout: 60_000 }, async () => {
+test('order churn is compacted in the background while writes and reads go on', { timeout: 120_000 }, async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-compaction-'));
   const store = await open(dataDir, 50);
   let compactions = 0;

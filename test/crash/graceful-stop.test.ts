@@ -15,7 +15,7 @@ const STOP_BOUND_MS = 15_000;
 test(
   'SIGTERM under load: answered creates are kept, nothing hangs, exit 0 within the bound',
   {
-    timeout: 60_000,
+    timeout: 120_000,
   },
   async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-stop-'));

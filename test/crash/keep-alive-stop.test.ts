@@ -29,7 +29,7 @@ interface Outcome {
 
 test(
   'a stop under keep-alive load: every request begun is answered; socket errors only once the port has closed',
-  { timeout: 60_000 },
+  { timeout: 120_000 },
   async (t) => {
     const logged = new Map<string, number>();
     const logger = createLogger({

@@ -45,7 +45,7 @@ after(async () => {
 
 test(
   'the reference renders every operation offline, and Try it out calls the API with a pasted key',
-  { skip, timeout: 60_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -93,7 +93,7 @@ for (const trustProxy of [true, false]) {
     trustProxy
       ? 'with --trust-proxy, a client that spends its failed-auth budget is blocked alone, whatever X-Forwarded-For it sends'
       : 'without --trust-proxy, every client behind the proxy shares one failed-auth budget',
-    { skip, timeout: 30_000 },
+    { skip, timeout: 120_000 },
     async () => {
       const service = await startServer({ trustProxy, limits: { failedAuthCapacity: 3 } });
       const nginx = await startNginx(Number(new URL(service.url).port));

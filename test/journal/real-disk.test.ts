@@ -169,7 +169,7 @@ console.log('appended');`;
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', '--input-type=module', '-e', script, dir],
-      { timeout: 30_000 },
+      { timeout: 120_000 },
       (error, out) => resolve({ code: error === null ? 0 : child.exitCode, stdout: out }),
     );
   });
@@ -209,7 +209,7 @@ try {
           execFile(
             process.execPath,
             ['--import', 'tsx', '--input-type=module', '-e', script, dir, String(at)],
-            { timeout: 30_000 },
+            { timeout: 120_000 },
             (_error, out) => resolve(out.trim()),
           );
         }),

@@ -67,7 +67,7 @@ async function get(apiUrl: string): Promise<{ status: number; headers: Record<st
 
 test(
   "two instances share one key's limits exactly, one ban, and agreeing headers; the ban outlasts a restart",
-  { skip, timeout: 90_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const prefix = freshPrefix();
     const [a, b] = await Promise.all([serve(TEST_REDIS_URL, prefix), serve(TEST_REDIS_URL, prefix)]);
@@ -114,7 +114,7 @@ if (privateSkip !== undefined && SERVICES_REQUIRED && skip === undefined)
 for (const mode of ['closed', 'open'] as const) {
   test(
     `Redis stopped and started under ${mode}: ${mode === 'closed' ? '503 with Retry-After' : 'served without limits'}, one warning, then limits again`,
-    { skip: privateSkip, timeout: 60_000 },
+    { skip: privateSkip, timeout: 120_000 },
     async () => {
       const redis = await startPrivateRedis();
       try {
@@ -171,7 +171,7 @@ for (const mode of ['closed', 'open'] as const) {
 
 test(
   'a Redis that cannot be reached stops the start with one line naming it, exit 1',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   async () => {
     const child = runCli(['serve', '--port', '0', '--redis-url', 'redis://:secret-password@127.0.0.1:1'], {
       ANIMAL_STORE_KEYS: `${KEY}:${SIXTY_A_MINUTE_AND_A_DAY}`,

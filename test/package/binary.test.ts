@@ -71,7 +71,7 @@ test(
   'the binary serves with no Node on PATH: listening line, first key, a request, a graceful stop',
   {
     skip,
-    timeout: 30_000,
+    timeout: 120_000,
   },
   async () => {
     const child = start(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', join(work, 'data')]);
@@ -108,7 +108,7 @@ test(
 
 test(
   'the binary serves one port from several worker processes (--workers 2, PostgreSQL and Redis)',
-  { skip: skip ?? (await postgresSkipReason()) ?? (await redisSkipReason()), timeout: 60_000 },
+  { skip: skip ?? (await postgresSkipReason()) ?? (await redisSkipReason()), timeout: 120_000 },
   async () => {
     const database = await createTestDatabase();
     const key = 'binary-workers-key-0123456789';
@@ -151,7 +151,7 @@ test(
   },
 );
 
-test('the binary creates a key with keys create, and tells its version', { skip, timeout: 20_000 }, async () => {
+test('the binary creates a key with keys create, and tells its version', { skip, timeout: 120_000 }, async () => {
   const dataDir = await mkdtemp(join(work, 'keys-'));
   const created = start(['keys', 'create', '--plan', 'free', '--init', '--data-dir', dataDir]);
   assert.equal(await created.exited, 0, created.stderr());
@@ -169,7 +169,7 @@ test(
   'the binary says in one line that the bench suite is not part of it (exit 2)',
   {
     skip,
-    timeout: 20_000,
+    timeout: 120_000,
   },
   async () => {
     const bench = start(['bench', '--scenario', 'list']);

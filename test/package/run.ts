@@ -60,7 +60,7 @@ export function run(
 
 /** Why npm cannot be used here, or undefined when it can. */
 export function npmMissing(): string | undefined {
-  const probe = spawnSync('npm', ['--version'], { encoding: 'utf8', env: childEnv(), timeout: 20_000 });
+  const probe = spawnSync('npm', ['--version'], { encoding: 'utf8', env: childEnv(), timeout: 120_000 });
   if (probe.error !== undefined) return `npm is not available: ${probe.error.message}`;
   return probe.status === 0 ? undefined : `npm --version failed: ${probe.stderr}`;
 }

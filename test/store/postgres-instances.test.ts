@@ -64,7 +64,7 @@ async function send(
 
 test(
   'two instances started at once on an empty database migrate it once and make one first key between them',
-  { skip, timeout: 60_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const [a, b] = [serve(url, false), serve(url, false)];
@@ -84,7 +84,7 @@ test(
 
 test(
   'two instances share ids, cursors, totals, Idempotency-Keys, keys and orders',
-  { skip, timeout: 90_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const [a, b] = [serve(url), serve(url)];
@@ -188,7 +188,7 @@ test(
 
 test(
   'beside PostgreSQL, the in-memory limiter keeps a key’s day across a graceful restart in its data directory',
-  { skip, timeout: 60_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const dayKey = 'postgres-instances-day-key-0123456789';
@@ -221,7 +221,7 @@ test(
 
 test(
   'no create answered 201 is lost when a service on PostgreSQL is SIGKILLed under load',
-  { skip, timeout: 90_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const service = serve(url);
@@ -262,7 +262,7 @@ test(
 
 test(
   'an Idempotency-Key held by an instance that is SIGKILLed mid-request is free on the other within the lease, and the retry is carried out',
-  { skip, timeout: 90_000 },
+  { skip, timeout: 120_000 },
   async () => {
     const url = (database as { url: string }).url;
     const [a, b] = [serve(url), serve(url)];
@@ -296,7 +296,7 @@ test(
 
 test(
   'a database that cannot be reached stops the start with one line naming it and the cause, exit 1',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   async () => {
     const child = runCli(
       ['serve', '--port', '0', '--database-url', 'postgres://someone:secret-password@127.0.0.1:1/animals'],

@@ -283,7 +283,7 @@ test('over HTTP/2 a body that stops arriving is cut off at the request timeout w
 
 test(
   'over HTTP/2 a client that reads none of its answers (a zero window) loses its connection at the send timeout',
-  { timeout: 60_000 },
+  { timeout: 120_000 },
   async () => {
     const stalled = await startServer({ ...TLS, keepAliveTimeoutMs: 100, sendTimeoutMs: 200 });
     // A window of 0 lets the service send the answers' heads but not one byte of their bodies.

@@ -80,7 +80,7 @@ test('a 429 answer returns its Retry-After as sent', async () => {
 
 test(
   'attempts hanging at one host do not hold back another subscription at the same host',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   async () => {
     // The worker bounds attempts a subscription (8) and in all; the transport adds no bound a host, so
     // subscriptions that share a receiver's host (a relay, one service's several paths) stay apart.
