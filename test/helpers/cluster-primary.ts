@@ -1,6 +1,6 @@
 // Runs the cluster primary of src/cli/cluster.ts over the worker script and arguments given as JSON in
-// argv[2]: { workers, exec, args, clockStands? }. Its log lines go to stderr prefixed "primary: ", the listening line
-// to stdout; it exits with the primary's exit code.
+// argv[2]: { workers, exec, args, clockStands? }. Its log lines go to stderr prefixed "primary: ", the
+// listening line to stdout; it exits with the primary's exit code.
 import { runPrimary } from '../../src/cli/cluster.js';
 
 const { workers, exec, args, clockStands } = JSON.parse(process.argv[2] ?? '{}') as {
