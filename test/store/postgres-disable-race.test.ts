@@ -162,9 +162,10 @@ test(
           JSON.stringify({ id: retriedAttempt.attempt.id, status: 503, nextAttemptAt: new Date(T0_MS + 2 * RETRY_MS) }),
         ],
       );
+      const goneAttempt = failedAttempt(gone, T0_MS + RETRY_MS, null);
       const disabling = store.webhooks.finishAttempt({
-        ...failedAttempt(gone, T0_MS + RETRY_MS, null),
-        attempt: { ...failedAttempt(gone, T0_MS + RETRY_MS, null).attempt, status: 410 },
+        ...goneAttempt,
+        attempt: { ...goneAttempt.attempt, status: 410 },
         disableReason: 'the endpoint answered 410 Gone',
       });
       await untilWaitingForLock(client);
