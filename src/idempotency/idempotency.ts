@@ -1,16 +1,17 @@
 // Safe retries of a POST under an Idempotency-Key, in one place. A request with a key is in flight from
 // the moment it arrives (its headers read, before its body) until it is answered: it claims the key in
-// the store's idempotency table, where every instance sharing the store sees the claim. Once its body is
-// valid, a repeat of a finished request with an equal body (the same JSON value) gets the remembered
+// the store's idempotency table, where every instance sharing the store sees the claim. Once its body
+// is valid, a repeat of a finished request with an equal body (the same JSON value) gets the remembered
 // answer again, marked replayed, whoever holds the claim; another body is 409; a repeat that found the
 // key claimed and no answer remembered is 409 (the first is still in flight). A first attempt that
-// fails is not remembered, so a retry can succeed. The answer is remembered by the store in the same
-// atomic change as what it created, for 24 hours, with the status its request was answered with, which
-// whoever answers gives when the request arrives; a replay tells that status again. What a status
-// means, and the header protocol around it, is HTTP's (src/http/idempotency-key.ts); nothing here knows
-// HTTP.
+// fails is not remembered, so a retry can succeed. Of two requests with one key that arrive at one
+// process in turn, the first is carried out, however the table orders claims sent at once. The answer
+// is remembered by the store in the same atomic change as what it created, for 24 hours, with the
+// status its request was answered with, which whoever answers gives when the request arrives; a replay
+// tells that status again. What a status means, and the header protocol around it, is HTTP's
+// (src/http/idempotency-key.ts); nothing here knows HTTP.
 import { randomBytes } from 'node:crypto';
-import type { Awaitable } from '../core/awaitable.js';
+import { type Awaitable, isPending } from '../core/awaitable.js';
 import type { Clock } from '../core/clock.js';
 import { ApiError } from '../core/errors.js';
 import type { IdempotencyRecord, IdempotencyTable } from '../store/store.js';
@@ -51,6 +52,11 @@ export interface Arrival {
 /** What an idempotent run yields: the answer's body, and whether it was remembered from an earlier request. */
 export type Outcome<T> = { replayed: false; item: T } | { replayed: true; body: string };
 
+/** One string for a scope and a key: a key is visible ASCII, without a line break to run into another pair's. */
+function claimId(scope: string, key: string): string {
+  return `${scope}\n${key}`;
+}
+
 /** Idempotency-Keys over a store's idempotency table. */
 export class Idempotency {
   readonly #table: IdempotencyTable;
@@ -59,6 +65,20 @@ export class Idempotency {
   readonly #held = new Map<Arrival, number>();
   /** The one timer that renews them, from the first held to the last released (unref'd: it keeps no process alive). */
   #renewal: NodeJS.Timeout | undefined;
+  /**
+   * Per scope and key, the claim of this process's latest arrival while the table has not yet answered
+   * it. A table across a network (PostgreSQL's) takes claims on several connections, and the later of
+   * two claims sent at once can be decided first; so an arrival's claim is sent only once the claim of
+   * the one before it has been decided, and of two requests with the same key that arrive at this
+   * process one after the other (two pipelined on one connection), the first is the one carried out.
+   */
+  readonly #deciding = new Map<string, Promise<unknown>>();
+  /**
+   * Per scope and key, the arrival of this process that holds the claim, until it leaves. Another
+   * arrival with the key here is refused the claim at once, as the table would refuse it, without a
+   * round trip: so a repeat pipelined behind a request is decided while that request is still in flight.
+   */
+  readonly #holders = new Map<string, Arrival>();
 
   readonly #renewEveryMs: number;
 
@@ -81,20 +101,57 @@ export class Idempotency {
   async arrive(scope: string, key: string, status: number): Promise<Arrival> {
     const claimant = `${CLAIMANT_PREFIX}-${(++claimantCounter).toString(36)}`;
     const table = this.#table;
+    const id = claimId(scope, key);
     const arrival: Arrival = {
       scope,
       key,
       claimant,
       status,
-      claimed: await this.#claim(scope, key, claimant),
+      claimed: await this.#claimInTurn(scope, key, claimant),
       replayedStatus: undefined,
       leave: async () => {
         this.#stopRenewing(arrival);
-        if (arrival.claimed) await table.release(scope, key, claimant);
+        if (!arrival.claimed) return;
+        try {
+          await table.release(scope, key, claimant);
+        } finally {
+          if (this.#holders.get(id) === arrival) this.#holders.delete(id);
+        }
       },
     };
-    if (arrival.claimed) this.#renewWhileHeld(arrival);
+    if (arrival.claimed) this.#hold(arrival);
     return arrival;
+  }
+
+  /** Claims the key once the claim of the arrival before this one (in this process) has been decided. */
+  #claimInTurn(scope: string, key: string, claimant: string): Awaitable<boolean> {
+    const id = claimId(scope, key);
+    const earlier = this.#deciding.get(id);
+    const claiming =
+      earlier === undefined
+        ? this.#claimUnlessHeldHere(id, scope, key, claimant)
+        : earlier.then(() => this.#claimUnlessHeldHere(id, scope, key, claimant));
+    // A table in memory decides at once: nothing to wait for, and nothing kept.
+    if (!isPending(claiming)) return claiming;
+    const decided = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#deciding.set(id, decided);
+    void decided.then(() => {
+      if (this.#deciding.get(id) === decided) this.#deciding.delete(id);
+    });
+    return claiming;
+  }
+
+  #claimUnlessHeldHere(id: string, scope: string, key: string, claimant: string): Awaitable<boolean> {
+    return this.#holders.has(id) ? false : this.#claim(scope, key, claimant);
+  }
+
+  /** Notes that `arrival` won its key's claim: held here until it leaves, and renewed meanwhile. */
+  #hold(arrival: Arrival): void {
+    this.#holders.set(claimId(arrival.scope, arrival.key), arrival);
+    this.#renewWhileHeld(arrival);
   }
 
   /**
@@ -149,8 +206,8 @@ export class Idempotency {
     const fingerprint = bodyFingerprint(body);
     // The request that held the key when this one arrived may have finished while this body arrived.
     if (!arrival.claimed) {
-      arrival.claimed = await this.#claim(scope, key, claimant);
-      if (arrival.claimed) this.#renewWhileHeld(arrival);
+      arrival.claimed = await this.#claimInTurn(scope, key, claimant);
+      if (arrival.claimed) this.#hold(arrival);
     }
     // Looked up whether or not the claim was won: repeats of a finished request that arrive together
     // each get its answer, though only one of them can hold the claim at a time.

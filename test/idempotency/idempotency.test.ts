@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/core/clock.js';
 import { ApiError } from '../../src/core/errors.js';
 import { bodyFingerprint, canonicalJson } from '../../src/idempotency/canonical-json.js';
-import { CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
+import { type Arrival, CLAIM_LEASE_MS, IDEMPOTENCY_TTL_MS, Idempotency } from '../../src/idempotency/idempotency.js';
 import { MemoryIdempotencyTable } from '../../src/store/embedded/idempotency-table.js';
-import type { IdempotencyRecord } from '../../src/store/store.js';
+import type { IdempotencyRecord, IdempotencyTable } from '../../src/store/store.js';
 
 const clock = new ManualClock(Date.UTC(2027, 0, 1));
 const scope = 'key_1 POST /pets';
@@ -184,4 +184,46 @@ test('a claim on a table whose claims lapse is renewed while its request is in f
   const renewedBeforeLeaving = renewals.length;
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(renewals.length, renewedBeforeLeaving, 'not renewed once it has left');
+});
+
+/**
+ * A table across a network: each claim is decided when the test says, as a server decides the claims
+ * that reach it over several connections, in whatever order they reach it.
+ */
+function networkTable() {
+  const table = new MemoryIdempotencyTable();
+  const undecided: Array<() => void> = [];
+  const overNetwork: IdempotencyTable = {
+    claim: (scope, key, claimant) =>
+      new Promise<boolean>((resolve) => undecided.push(() => resolve(table.claim(scope, key, claimant)))),
+    release: (scope, key, claimant) => table.release(scope, key, claimant),
+    find: (scope, key, nowMs) => table.find(scope, key, nowMs),
+  };
+  /** Decides every claim sent so far, the latest first; resolves once the promises have run on. */
+  const decideLatestFirst = async (): Promise<number> => {
+    const sent = undecided.splice(0).reverse();
+    for (const decide of sent) decide();
+    await new Promise((resolve) => setImmediate(resolve));
+    return sent.length;
+  };
+  return { overNetwork, decideLatestFirst };
+}
+
+test('of two arrivals with one key, the first is carried out, also where the table decides the later claim first', async () => {
+  const { overNetwork, decideLatestFirst } = networkTable();
+  const idempotency = new Idempotency(overNetwork, clock);
+  const arriving = [idempotency.arrive(scope, 'pipelined', 201), idempotency.arrive(scope, 'pipelined', 201)];
+  // The second claim is sent only once the first has been decided, so the table cannot take it first.
+  while ((await decideLatestFirst()) > 0);
+  const [first, second] = (await Promise.all(arriving)) as [Arrival, Arrival];
+  assert.equal(first.claimed, true, 'the first arrival holds the claim');
+  assert.equal(second.claimed, false);
+  const repeat = assert.rejects(
+    idempotency.run(second, { a: 1 }, async () => assert.fail('carried out twice')),
+    isConflict(/still in progress/),
+  );
+  while ((await decideLatestFirst()) > 0);
+  await repeat;
+  await first.leave();
+  await second.leave();
 });
