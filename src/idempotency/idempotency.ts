@@ -144,6 +144,7 @@ export class Idempotency {
     return claiming;
   }
 
+  /** The table's claim, or false at once while a request of this process holds the key. */
   #claimUnlessHeldHere(id: string, scope: string, key: string, claimant: string): Awaitable<boolean> {
     return this.#holders.has(id) ? false : this.#claim(scope, key, claimant);
   }
@@ -181,6 +182,9 @@ export class Idempotency {
     for (const [arrival, heldSinceMs] of this.#held) {
       if (nowMonotonicMs - heldSinceMs > CLAIM_RENEWED_AT_MOST_MS) {
         this.#stopRenewing(arrival);
+        // Nor is it held here any longer: once its lease runs out, the key is free to every instance.
+        const id = claimId(arrival.scope, arrival.key);
+        if (this.#holders.get(id) === arrival) this.#holders.delete(id);
         continue;
       }
       const { scope, key, claimant } = arrival;

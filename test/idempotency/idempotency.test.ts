@@ -227,3 +227,39 @@ test('of two arrivals with one key, the first is carried out, also where the tab
   await first.leave();
   await second.leave();
 });
+
+test('a claim held past any request’s time is no longer held here either: once its lease lapses, the key is free', async () => {
+  const ownClock = new ManualClock(Date.UTC(2027, 0, 1));
+  const leases = new Map<string, { claimant: string; untilMs: number }>();
+  const lapsing: IdempotencyTable = {
+    claim: (_scope, key, claimant, nowMs, untilMs) => {
+      const lease = leases.get(key);
+      if (lease !== undefined && lease.claimant !== claimant && lease.untilMs > nowMs) return false;
+      leases.set(key, { claimant, untilMs });
+      return true;
+    },
+    renew: (_scope, key, claimant, untilMs) => {
+      if (leases.get(key)?.claimant === claimant) leases.set(key, { claimant, untilMs });
+    },
+    release: (_scope, key, claimant) => {
+      if (leases.get(key)?.claimant === claimant) leases.delete(key);
+    },
+    find: () => undefined,
+  };
+  const idempotency = new Idempotency(lapsing, ownClock, { renewEveryMs: 5 });
+  const stuck = await idempotency.arrive(scope, 'stuck', 201);
+  assert.equal(stuck.claimed, true);
+  assert.equal((await idempotency.arrive(scope, 'stuck', 201)).claimed, false, 'held here while in flight');
+  // Ten minutes and a lease on, no request is still in flight: the next renewal gives it up, and the
+  // lease it was last renewed to has lapsed.
+  ownClock.advance(10 * 60 * 1000 + CLAIM_LEASE_MS + 1);
+  const deadline = Date.now() + 10_000;
+  let later = await idempotency.arrive(scope, 'stuck', 201);
+  while (!later.claimed && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    later = await idempotency.arrive(scope, 'stuck', 201);
+  }
+  assert.equal(later.claimed, true, 'free once its lease has lapsed');
+  await later.leave();
+  await stuck.leave();
+});
