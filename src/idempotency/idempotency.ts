@@ -66,11 +66,12 @@ export class Idempotency {
   /** The one timer that renews them, from the first held to the last released (unref'd: it keeps no process alive). */
   #renewal: NodeJS.Timeout | undefined;
   /**
-   * Per scope and key, the claim of this process's latest arrival while the table has not yet answered
-   * it. A table across a network (PostgreSQL's) takes claims on several connections, and the later of
-   * two claims sent at once can be decided first; so an arrival's claim is sent only once the claim of
-   * the one before it has been decided, and of two requests with the same key that arrive at this
-   * process one after the other (two pipelined on one connection), the first is the one carried out.
+   * Per scope and key, this process's latest claim or release while the table has not yet decided it.
+   * A table across a network (PostgreSQL's) takes them on several connections, and the later of two
+   * sent at once can be decided first; so each is sent only once the one before it has been decided:
+   * of two requests with the same key that arrive at this process one after the other (two pipelined
+   * on one connection), the first is the one carried out, and a retry sent when an answer arrives
+   * finds the key released.
    */
   readonly #deciding = new Map<string, Promise<unknown>>();
   /**
@@ -112,11 +113,10 @@ export class Idempotency {
       leave: async () => {
         this.#stopRenewing(arrival);
         if (!arrival.claimed) return;
-        try {
-          await table.release(scope, key, claimant);
-        } finally {
-          if (this.#holders.get(id) === arrival) this.#holders.delete(id);
-        }
+        // Answered: no longer held here. A claim made after this waits until the release is decided
+        // (it is sent in turn), so a retry sent the moment this answer arrives finds the key free.
+        if (this.#holders.get(id) === arrival) this.#holders.delete(id);
+        await this.#inTurn(id, () => table.release(scope, key, claimant));
       },
     };
     if (arrival.claimed) this.#hold(arrival);
@@ -126,14 +126,16 @@ export class Idempotency {
   /** Claims the key once the claim of the arrival before this one (in this process) has been decided. */
   #claimInTurn(scope: string, key: string, claimant: string): Awaitable<boolean> {
     const id = claimId(scope, key);
+    return this.#inTurn(id, () => this.#claimUnlessHeldHere(id, scope, key, claimant));
+  }
+
+  /** `step` (a claim or a release of the key `id`), once the step sent before it has been decided. */
+  #inTurn<T>(id: string, step: () => Awaitable<T>): Awaitable<T> {
     const earlier = this.#deciding.get(id);
-    const claiming =
-      earlier === undefined
-        ? this.#claimUnlessHeldHere(id, scope, key, claimant)
-        : earlier.then(() => this.#claimUnlessHeldHere(id, scope, key, claimant));
+    const stepping = earlier === undefined ? step() : earlier.then(step);
     // A table in memory decides at once: nothing to wait for, and nothing kept.
-    if (!isPending(claiming)) return claiming;
-    const decided = claiming.then(
+    if (!isPending(stepping)) return stepping;
+    const decided = stepping.then(
       () => undefined,
       () => undefined,
     );
@@ -141,7 +143,7 @@ export class Idempotency {
     void decided.then(() => {
       if (this.#deciding.get(id) === decided) this.#deciding.delete(id);
     });
-    return claiming;
+    return stepping;
   }
 
   /** The table's claim, or false at once while a request of this process holds the key. */

@@ -187,8 +187,8 @@ test('a claim on a table whose claims lapse is renewed while its request is in f
 });
 
 /**
- * A table across a network: each claim is decided when the test says, as a server decides the claims
- * that reach it over several connections, in whatever order they reach it.
+ * A table across a network: each claim and release is decided when the test says, as a server decides
+ * what reaches it over several connections, in whatever order it reaches it.
  */
 function networkTable() {
   const table = new MemoryIdempotencyTable();
@@ -196,10 +196,11 @@ function networkTable() {
   const overNetwork: IdempotencyTable = {
     claim: (scope, key, claimant) =>
       new Promise<boolean>((resolve) => undecided.push(() => resolve(table.claim(scope, key, claimant)))),
-    release: (scope, key, claimant) => table.release(scope, key, claimant),
+    release: (scope, key, claimant) =>
+      new Promise<void>((resolve) => undecided.push(() => resolve(table.release(scope, key, claimant)))),
     find: (scope, key, nowMs) => table.find(scope, key, nowMs),
   };
-  /** Decides every claim sent so far, the latest first; resolves once the promises have run on. */
+  /** Decides everything sent so far, the latest first; resolves once the promises have run on. */
   const decideLatestFirst = async (): Promise<number> => {
     const sent = undecided.splice(0).reverse();
     for (const decide of sent) decide();
@@ -209,7 +210,7 @@ function networkTable() {
   return { overNetwork, decideLatestFirst };
 }
 
-test('of two arrivals with one key, the first is carried out, also where the table decides the later claim first', async () => {
+test('of two arrivals with one key the first is carried out, and a retry after its answer finds the key free, whatever order the table decides in', async () => {
   const { overNetwork, decideLatestFirst } = networkTable();
   const idempotency = new Idempotency(overNetwork, clock);
   const arriving = [idempotency.arrive(scope, 'pipelined', 201), idempotency.arrive(scope, 'pipelined', 201)];
@@ -224,7 +225,12 @@ test('of two arrivals with one key, the first is carried out, also where the tab
   );
   while ((await decideLatestFirst()) > 0);
   await repeat;
-  await first.leave();
+  const leaving = first.leave();
+  // A retry sent the moment the first is answered, while its release is still on the way.
+  const retrying = idempotency.arrive(scope, 'pipelined', 201);
+  while ((await decideLatestFirst()) > 0);
+  await leaving;
+  assert.equal((await retrying).claimed, true, 'the retry finds the key released');
   await second.leave();
 });
 
